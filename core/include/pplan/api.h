@@ -1,0 +1,33 @@
+#pragma once
+/// The one entry point of the engine: JSON in, JSON out. The CLI and the wasm module both
+/// call it, so they answer byte for byte the same. Never throws.
+///
+/// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"presets"|"version",
+///           "scenario": {...}, "top": 10, "format": "megatron"|...}
+/// Response: {"ok": true, "schema_version": 1, "engine_version": "...", ...} or
+///           {"ok": false, "error": {"code", "path", "message"}}.
+/// Error paths inside the scenario are JSON pointers relative to the scenario document
+/// ("/parallel/ppp"), so they read the same for a file and for a request.
+
+#include <string>
+#include <string_view>
+
+namespace pplan {
+
+/// Options of a command, beside the scenario.
+struct RequestOptions {
+  int top = 10;             ///< plan: number of plans to return
+  std::string format;       ///< launch: output format
+};
+
+/// Handles a whole request envelope (what the wasm module receives).
+std::string handle_request(std::string_view request_json) noexcept;
+
+/// Handles one command on a scenario given as text (what the CLI does with a file).
+std::string handle_command(std::string_view command, std::string_view scenario_json,
+                           const RequestOptions& options) noexcept;
+
+/// The engine's version (project VERSION), separate from the schema version.
+const char* engine_version() noexcept;
+
+}  // namespace pplan

@@ -1,0 +1,76 @@
+#pragma once
+/// Parameter and FLOP counts of a transformer, from its architecture alone.
+
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/**
+ * Vocabulary after Megatron's padding: ceil(V / (128·tp)) · 128·tp.
+ * Source: Megatron-LM `vocab_size_with_padding` (shared/reference/launch.md §1.2,
+ * `--make-vocab-size-divisible-by` 128). Example: GPT-3's 50257 at tp = 8 -> 51200.
+ */
+double padded_vocab(const ModelSpec& model, int tp);
+
+/// Head dimension d = hidden / heads.
+double head_dim(const ModelSpec& model);
+
+/// Q, K, V and output projection weights of one layer: h·(2h + 2·kv·d) (GQA-aware).
+double attention_params_per_layer(const ModelSpec& model);
+
+/// Dense MLP weights of one layer: 2·h·f (GeLU) or 3·h·f (SwiGLU).
+double dense_mlp_params_per_layer(const ModelSpec& model);
+
+/// MLP weights of layer `layer_index` (0-based): dense, or all experts of an MoE layer.
+double mlp_params_of_layer(const ModelSpec& model, int layer_index);
+
+/// MLP weights one token actually uses in layer `layer_index` (top-k + shared experts).
+double active_mlp_params_of_layer(const ModelSpec& model, int layer_index);
+
+/// Whether layer `layer_index` holds experts.
+bool is_moe_layer(const ModelSpec& model, int layer_index);
+
+/// Norm weights of one layer (two norms of h each).
+double norm_params_per_layer(const ModelSpec& model);
+
+/// Input embedding (V·h) plus a learned position table (seq_len·h) where the model has one.
+double input_embedding_params(const ModelSpec& model, int seq_len, int tp);
+
+/// LM head weights: V·h when untied, 0 when tied to the input embedding.
+double lm_head_params(const ModelSpec& model, int tp);
+
+/// Every weight of the model (what 16 bytes/param multiplies).
+double total_params(const ModelSpec& model, int seq_len, int tp = 1);
+
+/// Weights one token uses (equals total_params for dense models).
+double active_params(const ModelSpec& model, int seq_len, int tp = 1);
+
+/// Forward FLOPs of one layer for `tokens` tokens of a `seq_len` sequence, split into parts.
+struct LayerFlops {
+  double projections = 0;     ///< QKV + output projection GEMMs
+  double attention_core = 0;  ///< QK^T and A·V, full (non-causal) count
+  double mlp = 0;             ///< MLP GEMMs (active experts only for MoE)
+  double router = 0;          ///< MoE router GEMM
+  double total() const { return projections + attention_core + mlp + router; }
+};
+
+/**
+ * Forward FLOPs of layer `layer_index` for `tokens` tokens each attending to `seq_len` keys.
+ * 2 FLOPs per multiply-add; the attention core counts the full s×s score matrix, as
+ * Narayanan et al. 2021 eq. 3 and PaLM (Chowdhery et al. 2022, App. B) do.
+ * Example: GPT-3 layer, one 2048-token sequence: 24·s·h² + 4·s²·h = 7.63e12 FLOPs.
+ */
+LayerFlops layer_forward_flops(const ModelSpec& model, int layer_index, double tokens,
+                               double seq_len);
+
+/// Forward FLOPs of the LM head for `tokens` tokens: 2·tokens·h·V.
+double lm_head_forward_flops(const ModelSpec& model, double tokens, int tp = 1);
+
+/**
+ * Model FLOPs of one training step (forward + backward = 3× forward, no recompute).
+ * What MFU divides by. Narayanan et al. 2021 eq. 3 for GPT:
+ * 72·B·s·L·h²·(1 + s/(6h) + V/(12·h·L)) — this function generalises it to GQA, SwiGLU, MoE.
+ */
+double model_flops_per_step(const ModelSpec& model, int seq_len, int global_batch);
+
+}  // namespace pplan

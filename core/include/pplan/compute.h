@@ -1,0 +1,56 @@
+#pragma once
+/// Time of one transformer layer on one GPU for one micro-batch: GEMMs, attention,
+/// memory-bound kernels, and the tensor/context-parallel communication inside the layer.
+
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// Share of HBM bandwidth that elementwise kernels (norms, activations, residuals) reach.
+/// Stated as an assumption: well-fused elementwise kernels stream at 80–90% of peak.
+inline constexpr double kHbmEfficiency = 0.8;
+/// Backward FLOPs of flash attention relative to its forward: dQ, dK, dV (2×) plus the
+/// recomputed scores (0.5×) (Dao 2023, FlashAttention-2 §3.2).
+inline constexpr double kFlashBackwardRatio = 2.5;
+
+/// Dense peak FLOP/s for the scenario's precision.
+double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
+
+/**
+ * Share of peak a GEMM of M×K by K×N reaches: gemm_efficiency · Π d/(d + B) over M, N, K,
+ * where B = peak FLOP/s ÷ HBM bytes/s is the GPU's machine balance. Small dimensions starve
+ * the tensor cores of data reuse (roofline: a square GEMM's intensity is N/3 FLOP/byte) and
+ * quantise into partial tiles; the balance sets the size at which that starts. No fitted
+ * constant: B is a datasheet ratio (A100 153, H100 295).
+ * Example: A100, 4096×4096×4096 at gemm_efficiency 0.9: 0.9·(4096/4249)³ = 0.81.
+ */
+double gemm_efficiency(double m, double n, double k, const GpuSpec& gpu, Precision precision);
+
+/// Seconds, per layer per micro-batch, on one GPU.
+struct LayerTimes {
+  double gemm_forward_s = 0;       ///< projections + MLP (+ router)
+  double attention_forward_s = 0;  ///< attention core (flash, or batched GEMMs)
+  double memory_forward_s = 0;     ///< memory-bound elementwise kernels
+  double tp_forward_s = 0;         ///< TP/SP collectives in the forward pass (exposed)
+  double tp_backward_s = 0;        ///< TP/SP collectives in backward (overlap with wgrad applied)
+  double cp_exposed_s = 0;         ///< CP K/V ring exchange not hidden behind attention
+  double ep_exposed_s = 0;         ///< MoE all-to-all dispatch/combine, forward + backward
+  double forward_s() const;        ///< forward, exposed comm included
+  double backward_s() const;       ///< backward, exposed comm included
+  double recompute_s = 0;          ///< extra forward work from activation recomputation
+  double total_s() const { return forward_s() + backward_s() + recompute_s; }
+  /// FLOPs this GPU executes per layer per micro-batch beyond the model FLOPs (recompute).
+  double recompute_flops = 0;
+};
+
+/// Layer times of layer `layer_index` under `parallel` (dense or MoE by index).
+LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
+
+/// Forward + backward seconds of the LM head and loss for one micro-batch on the last stage.
+double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// Optimizer step seconds: Adam streams ~30 bytes per locally held optimizer parameter
+/// (read grad, master, m, v; write master, m, v, bf16 weight) at HBM speed.
+double optimizer_step_s(double optimizer_params_per_gpu, const GpuSpec& gpu);
+
+}  // namespace pplan

@@ -1,0 +1,46 @@
+#pragma once
+/// Diagnostics: why a plan is infeasible or worth a warning. Stable dotted codes, one table.
+///
+/// | code                         | severity | meaning                                          |
+/// |------------------------------|----------|--------------------------------------------------|
+/// | plan.gpu_count_mismatch      | error    | tp·pp·dp·cp differs from the cluster's GPUs      |
+/// | plan.heads_not_divisible     | error    | attention heads not divisible by tp              |
+/// | plan.kv_heads_not_divisible  | error    | kv heads and tp divide neither way (Megatron)    |
+/// | plan.layers_not_divisible    | error    | layers cannot be split over pp stages            |
+/// | plan.batch_not_divisible     | error    | global batch not divisible by micro_batch·dp     |
+/// | plan.vpp_not_divisible       | error    | vpp does not divide the layers per stage         |
+/// | plan.vpp_needs_pp            | error    | interleaving (vpp > 1) needs pp > 1              |
+/// | plan.vpp_microbatches        | error    | interleaving needs m >= pp and m % pp == 0       |
+/// | plan.cp_seq_not_divisible    | error    | seq_len not divisible by 2·cp                    |
+/// | plan.ep_not_divisible        | error    | experts not divisible by ep, or ep ∤ dp·cp       |
+/// | plan.ep_without_moe          | error    | ep > 1 on a dense model                          |
+/// | plan.out_of_memory           | error    | the peak stage exceeds the GPU's memory          |
+/// | plan.tp_exceeds_node         | warning  | tp spans more GPUs than one NVLink domain        |
+/// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |
+/// | plan.pp_bubble_large         | warning  | bubble over 25% of compute                       |
+/// | plan.gpus_per_node_mismatch  | warning  | gpus not a multiple of gpus_per_node             |
+///
+/// Input errors (schema.*, input.*) are not diagnostics: see json_io.h.
+
+#include <string>
+#include <vector>
+
+namespace pplan {
+
+/// How bad a diagnostic is: errors make a plan infeasible, warnings do not.
+enum class Severity { kError, kWarning, kInfo };
+
+/// One reason, machine-readable (`code`) and human-readable (`message`).
+struct Diagnostic {
+  std::string code;
+  Severity severity = Severity::kError;
+  std::string message;
+};
+
+/// Whether any diagnostic is an error.
+bool has_error(const std::vector<Diagnostic>& diagnostics);
+
+/// "error" | "warning" | "info".
+const char* severity_name(Severity severity);
+
+}  // namespace pplan

@@ -1,0 +1,36 @@
+#pragma once
+/// Where parallel groups land on nodes, by Megatron's rank order tp-cp-ep-dp-pp
+/// (tp fastest-varying; shared/reference/launch.md §1.5).
+
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// The parallel dimensions, in Megatron's default order from fastest- to slowest-varying.
+enum class Axis { kTp, kCp, kEp, kDp, kPp };
+
+/// How a group of ranks of one axis sits on the machine.
+struct GroupPlacement {
+  int size = 1;            ///< ranks in the group
+  int stride = 1;          ///< global-rank distance between neighbours in the group
+  int ranks_per_node = 1;  ///< group members sharing one node (NVLink domain)
+  int nodes = 1;           ///< nodes the group spans
+  bool crosses_nodes() const { return nodes > 1; }
+};
+
+/// Placement of a group of `size` ranks spaced `stride` apart in global rank order.
+GroupPlacement place_ranks(int stride, int size, int gpus_per_node);
+
+/// The gradient-reduction group: DP × CP ranks (Megatron's dp-cp group), stride tp.
+GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node);
+
+/**
+ * Placement of one group of `axis`. Global rank r = tp + t·(cp + c·(dp + d·pp)) (the dense
+ * grid; the expert grid replaces cp·dp by ep·expert-dp with expert-TP = tp), so the group's
+ * stride is the product of the sizes of the faster axes.
+ * Example: tp 8, pp 8, dp 16, 8 GPUs per node: a TP group is one node; a DP group spans 16
+ * nodes with one rank on each; a PP group spans 8 nodes.
+ */
+GroupPlacement place_group(const ParallelConfig& parallel, int gpus_per_node, Axis axis);
+
+}  // namespace pplan

@@ -1,0 +1,114 @@
+#include "pplan/memory.h"
+
+#include <algorithm>
+
+#include "pplan/architecture.h"
+
+namespace pplan {
+
+double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel) {
+  const ModelSpec& m = scenario.model;
+  const double t = parallel.tp;
+  const double s_local = double(scenario.training.seq_len) / parallel.cp;
+  const double sbh = s_local * parallel.micro_batch * m.hidden;
+  const bool sp = parallel.sequence_parallel && parallel.tp > 1;
+  if (parallel.recompute == Recompute::kFull) {
+    return 2.0 * sbh / (sp ? t : 1.0);
+  }
+  const double dropout = m.dropout ? 1.0 : 0.0;
+  const double replicated = 4.0 + 2.0 + 2.0 + 2.0 * dropout;
+  const double kv_ratio = double(m.kv_heads) / m.heads;
+  const double mlp_ratio = double(m.moe && m.moe->experts > 0 ? m.moe->expert_ffn_hidden *
+                                                                    (m.moe->top_k + m.moe->shared_experts)
+                                                              : m.ffn_hidden) /
+                           m.hidden;
+  const double mlp_inner = (m.activation == Activation::kSwiglu ? 6.0 : 4.0) * mlp_ratio;
+  double split = 2.0 + 4.0 * kv_ratio + 2.0 + mlp_inner;
+  const bool scores_kept = !scenario.training.flash_attention &&
+                           parallel.recompute == Recompute::kNone;
+  if (scores_kept) {
+    split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / m.hidden;
+  }
+  return sbh * (sp ? (replicated + split) / t : replicated + split / t);
+}
+
+StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
+                                 const StageSplit& split, int stage) {
+  const ModelSpec& m = scenario.model;
+  const int pp = parallel.pp;
+  const double t = parallel.tp;
+  const int layers = split.layers_on_stage(stage, pp);
+  // Layer index range of this stage, to tell dense from MoE layers.
+  const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
+  const int moe_from = m.moe && m.moe->experts > 0 ? m.moe->dense_layers : m.layers;
+  const int moe_layers = std::max(0, first_index + layers - std::max(first_index, moe_from));
+  const int dense_layers = layers - moe_layers;
+
+  StageParams out;
+  double& params = out.dense;
+  params = layers * (attention_params_per_layer(m) / t + norm_params_per_layer(m));
+  params += dense_layers * dense_mlp_params_per_layer(m) / t;
+  if (moe_layers > 0) {
+    const MoeSpec& moe = *m.moe;
+    const double matrices = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
+    const double expert = matrices * double(m.hidden) * moe.expert_ffn_hidden;
+    // Routed experts split over EP, each expert's matrices over expert-TP (= tp here).
+    out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
+    params += moe_layers * (moe.shared_experts * expert / t + double(m.hidden) * moe.experts);
+  }
+  if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
+  // The last stage holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
+  if (stage == pp - 1) {
+    if (!m.tied_embeddings || pp > 1) params += padded_vocab(m, parallel.tp) * m.hidden / t;
+    params += m.hidden;  // final norm
+  }
+  return out;
+}
+
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                         const StageSplit& split, int stage) {
+  StageMemory mem;
+  mem.stage = stage;
+  const StageParams params = stage_params_per_gpu(scenario, parallel, split, stage);
+  // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
+  const double dense_shards = double(parallel.dp) * parallel.cp;
+  const double expert_shards = std::max(1.0, dense_shards / parallel.ep);
+  auto sharded = [&](double bytes_per_param, int from_stage) {
+    const bool shard = parallel.zero >= from_stage;
+    return bytes_per_param * (params.dense / (shard ? dense_shards : 1.0) +
+                              params.expert / (shard ? expert_shards : 1.0));
+  };
+  mem.weights_bytes = sharded(kWeightBytesPerParam, 3);
+  mem.gradients_bytes = sharded(kGradientBytesPerParam, 2);
+  mem.optimizer_bytes = sharded(kOptimizerBytesPerParam, 1);
+  if (parallel.zero >= 3) {
+    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights.
+    const double layer = params.total() / std::max(1, split.layers_on_stage(stage, parallel.pp));
+    mem.weights_bytes += 2.0 * kWeightBytesPerParam * layer;
+  }
+
+  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  const int layers = split.layers_on_stage(stage, parallel.pp);
+  mem.activations_bytes = layer_activation_bytes(scenario, parallel) *
+                          inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
+  if (stage == parallel.pp - 1) {
+    // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
+    const double tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+    mem.activations_bytes += 6.0 * tokens * padded_vocab(scenario.model, parallel.tp) / parallel.tp;
+  }
+  return mem;
+}
+
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                              const StageSplit& split) {
+  StageMemory best = stage_memory(scenario, parallel, split, 0);
+  const int candidates[] = {1, parallel.pp - 1};
+  for (int stage : candidates) {
+    if (stage <= 0 || stage >= parallel.pp) continue;
+    StageMemory mem = stage_memory(scenario, parallel, split, stage);
+    if (mem.total_bytes() > best.total_bytes()) best = mem;
+  }
+  return best;
+}
+
+}  // namespace pplan
