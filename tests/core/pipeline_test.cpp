@@ -1,0 +1,82 @@
+// Pipeline: layer splits, micro-batches, bubble and in-flight activations, derived by hand.
+#include "pplan/pipeline.h"
+
+#include <gtest/gtest.h>
+
+namespace pplan {
+namespace {
+
+TEST(SplitLayers, EvenSplitGivesEveryStageLOverP) {
+  const StageSplit s = split_layers(96, 8);
+  ASSERT_TRUE(s.valid);
+  EXPECT_EQ(s.first_layers, 12);
+  EXPECT_EQ(s.middle_layers, 12);
+  EXPECT_EQ(s.last_layers, 12);
+  EXPECT_FALSE(s.uneven);
+}
+
+TEST(SplitLayers, Llama3CountsEmbeddingAndLossAsLayers) {
+  // 126 layers on 16 stages: (126 + 2) / 16 = 8 units; first and last hold 7 layers.
+  const StageSplit s = split_layers(126, 16);
+  ASSERT_TRUE(s.valid);
+  EXPECT_EQ(s.first_layers, 7);
+  EXPECT_EQ(s.middle_layers, 8);
+  EXPECT_EQ(s.last_layers, 7);
+  EXPECT_EQ(s.units_per_stage, 8);
+  EXPECT_TRUE(s.embedding_counted);
+  EXPECT_TRUE(s.loss_counted);
+  EXPECT_EQ(s.first_layers + 14 * s.middle_layers + s.last_layers, 126);
+  EXPECT_TRUE(vpp_divides(s, 8));
+  EXPECT_TRUE(vpp_divides(s, 4));
+  EXPECT_FALSE(vpp_divides(s, 3));
+}
+
+TEST(SplitLayers, ExplicitFirstAndLastStages) {
+  const StageSplit s = split_layers(126, 16, 7, 7);
+  ASSERT_TRUE(s.valid);
+  EXPECT_EQ(s.middle_layers, 8);
+  EXPECT_FALSE(split_layers(126, 16, 6, 7).valid);  // 113 layers over 14 stages
+}
+
+TEST(SplitLayers, MoreStagesThanLayersIsInvalid) {
+  EXPECT_FALSE(split_layers(4, 8).valid);
+  // 5 layers on 4 stages: (5 + 2)/4 and (5 + 1)/4 are not whole; ceil 2 leaves 1 for two stages.
+  EXPECT_FALSE(split_layers(5, 4).valid);
+}
+
+TEST(SplitLayers, UnevenRemainderGoesToFirstAndLast) {
+  // 100 layers, 7 stages: ceil = 15; 5 middle stages hold 75; 25 left: 12 and 13.
+  const StageSplit s = split_layers(100, 7);
+  ASSERT_TRUE(s.valid);
+  EXPECT_EQ(s.middle_layers, 15);
+  EXPECT_EQ(s.first_layers + s.last_layers, 25);
+  EXPECT_EQ(s.first_layers, 12);
+}
+
+TEST(Microbatches, GlobalBatchOverDpTimesMicroBatch) {
+  EXPECT_DOUBLE_EQ(microbatches(1536, 16, 1), 96.0);
+  EXPECT_DOUBLE_EQ(microbatches(1536, 16, 2), 48.0);
+}
+
+TEST(Bubble, OneF1BIsPMinusOneOverM) {
+  EXPECT_DOUBLE_EQ(bubble_fraction(8, 1, 96), 7.0 / 96.0);
+  EXPECT_DOUBLE_EQ(bubble_fraction(1, 1, 96), 0.0);
+}
+
+TEST(Bubble, InterleavingDividesByV) {
+  EXPECT_DOUBLE_EQ(bubble_fraction(8, 3, 64), 7.0 / (3.0 * 64.0));
+}
+
+TEST(InflightActivations, OneF1BStageKHoldsPMinusKMicroBatches) {
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(0, 8, 1, 96, 12), 8.0 * 12);
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(7, 8, 1, 96, 12), 1.0 * 12);
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(0, 8, 1, 4, 12), 4.0 * 12);  // fewer micro-batches
+}
+
+TEST(InflightActivations, InterleavedFirstStageMatchesKorthikanti) {
+  // L/p · p · (1 + (p−1)/(p·v)) with L = 96, p = 8, v = 3.
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(0, 8, 3, 96, 12), 96.0 * (1.0 + 7.0 / 24.0));
+}
+
+}  // namespace
+}  // namespace pplan
