@@ -6,7 +6,8 @@
 
 namespace pplan {
 
-double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel) {
+double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                              int layer_index) {
   const ModelSpec& m = scenario.model;
   const double t = parallel.tp;
   const double s_local = double(scenario.training.seq_len) / parallel.cp;
@@ -18,18 +19,32 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   const double dropout = m.dropout ? 1.0 : 0.0;
   const double replicated = 4.0 + 2.0 + 2.0 + 2.0 * dropout;
   const double kv_ratio = double(m.kv_heads) / m.heads;
-  const double mlp_ratio = double(m.moe && m.moe->experts > 0 ? m.moe->expert_ffn_hidden *
-                                                                    (m.moe->top_k + m.moe->shared_experts)
-                                                              : m.ffn_hidden) /
+  const bool moe = is_moe_layer(m, layer_index);
+  // An MoE layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
+  const double mlp_ratio = double(moe ? double(m.moe->expert_ffn_hidden) *
+                                            (m.moe->top_k + m.moe->shared_experts)
+                                      : double(m.ffn_hidden)) /
                            m.hidden;
   const double mlp_inner = (m.activation == Activation::kSwiglu ? 6.0 : 4.0) * mlp_ratio;
   double split = 2.0 + 4.0 * kv_ratio + 2.0 + mlp_inner;
+  // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
+  // gradient) and the k expert outputs before the probability-weighted combine (kept for the
+  // router's gradient), 2 bytes each: 4·k·h per token. Expert-TP all-gathers the tokens of
+  // its group before the expert GEMMs, so this part is not divided by t.
+  const double dispatch = moe ? 4.0 * m.moe->top_k : 0.0;
   const bool scores_kept = !scenario.training.flash_attention &&
                            parallel.recompute == Recompute::kNone;
   if (scores_kept) {
     split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / m.hidden;
   }
-  return sbh * (sp ? (replicated + split) / t : replicated + split / t);
+  return sbh * ((sp ? (replicated + split) / t : replicated + split / t) + dispatch);
+}
+
+int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp) {
+  const int layers = split.layers_on_stage(stage, pp);
+  const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
+  const int moe_from = model.moe && model.moe->experts > 0 ? model.moe->dense_layers : model.layers;
+  return std::max(0, first_index + layers - std::max(first_index, moe_from));
 }
 
 StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
@@ -38,10 +53,7 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   const int pp = parallel.pp;
   const double t = parallel.tp;
   const int layers = split.layers_on_stage(stage, pp);
-  // Layer index range of this stage, to tell dense from MoE layers.
-  const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
-  const int moe_from = m.moe && m.moe->experts > 0 ? m.moe->dense_layers : m.layers;
-  const int moe_layers = std::max(0, first_index + layers - std::max(first_index, moe_from));
+  const int moe_layers = moe_layers_on_stage(m, split, stage, pp);
   const int dense_layers = layers - moe_layers;
 
   StageParams out;
@@ -89,8 +101,15 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
 
   const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
   const int layers = split.layers_on_stage(stage, parallel.pp);
-  mem.activations_bytes = layer_activation_bytes(scenario, parallel) *
-                          inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
+  // Dense and MoE layers keep different activations; weight them by their share of the stage.
+  const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
+  double per_layer = layer_activation_bytes(scenario, parallel, 0);
+  if (moe_layers > 0) {
+    const double moe_bytes = layer_activation_bytes(scenario, parallel, scenario.model.layers - 1);
+    per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
+  }
+  mem.activations_bytes =
+      per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
   if (stage == parallel.pp - 1) {
     // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
     const double tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;

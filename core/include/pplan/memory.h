@@ -24,8 +24,16 @@ inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, moment
  * GPT (f = 4h, dropout, no flash): s·b·h·(10 + 24/t + 5·a·s/(h·t)); with SP everything is /t;
  * full recompute keeps only the layer input, 2·s·b·h (/t with SP).
  * Example: GPT-3, s = 2048, b = 1, t = 8, SP + selective: 34·s·b·h/8 = 1.0695e8 bytes.
+ * MoE layers (`layer_index` past the dense ones): the MLP is top_k + shared experts wide, plus
+ * 4·k·h per token for the dispatched copies and the expert outputs before the combine (not
+ * split over TP). Example: Mixtral, s = 4096, b = 1, t = 1: (8 + 2 + 4·8/32 + 2 + 6·2·14336/4096
+ * + 4·2)·s·b·h = 63·s·b·h.
  */
-double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel);
+double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                              int layer_index = 0);
+
+/// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
+int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
 
 /// Memory of one pipeline stage, bytes.
 struct StageMemory {
