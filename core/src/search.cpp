@@ -81,13 +81,20 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
         const int dp = static_cast<int>(gpus / tp / cp / pp);
         if (pin.dp && *pin.dp != dp) continue;
         // The inner space size, to count a rejected subtree per configuration it covers.
-        const std::vector<int> eps =
+        // EP must divide both the experts and dp·cp (the expert grid is carved out of DP×CP);
+        // candidates that break the second rule are counted as rejected, not evaluated.
+        std::vector<int> eps =
             pinned_or(pin.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
+        const long long dp_cp = 1LL * dp * cp;
+        const auto ep_misfit =
+            std::stable_partition(eps.begin(), eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
+        const long long ep_rejected = static_cast<long long>(eps.end() - ep_misfit);
         const std::vector<int> sps = pin.sequence_parallel
                                          ? std::vector<int>{int(*pin.sequence_parallel && tp > 1)}
                                          : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
         const long long inner_per_mb_vpp =
             static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
+        eps.erase(ep_misfit, eps.end());
 
         ParallelConfig base;
         base.tp = tp;
@@ -124,10 +131,14 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
           }
         }
         vpps = pinned_or(pin.vpp, vpps);
+        const long long ep_rejected_total =
+            ep_rejected * static_cast<long long>(sps.size() * recomputes.size() * zeros.size() *
+                                                 micro_batches.size() * vpps.size());
         if (blocking) {
           reject(blocking->code, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
           continue;
         }
+        if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
         for (int mb : micro_batches) {
           for (int vpp : vpps) {
             for (int ep : eps) {
