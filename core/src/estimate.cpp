@@ -121,6 +121,15 @@ std::vector<Diagnostic> check_structure(const Scenario& scenario, const Parallel
         error("plan.ep_not_divisible", "ep = " + str(p.ep) + " must divide dp·cp = " +
                                            str(1LL * p.dp * p.cp) + " (EP borrows from data parallel)");
       }
+      // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
+      // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
+      const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
+      if (ep_group.crosses_nodes()) {
+        warning("plan.ep_spans_nodes",
+                "ep = " + str(p.ep) + " (× expert-tp " + str(p.tp) + ") spans " + str(ep_group.nodes) +
+                    " nodes: " + str(ep_group.size - ep_group.ranks_per_node) + "/" + str(ep_group.size) +
+                    " of the all-to-all traffic crosses the network");
+      }
     }
   }
   if (p.tp > cluster.gpus_per_node) {

@@ -16,6 +16,7 @@
 /// | plan.ep_without_moe          | error    | ep > 1 on a dense model                          |
 /// | plan.out_of_memory           | error    | the peak stage exceeds the GPU's memory          |
 /// | plan.tp_exceeds_node         | warning  | tp spans more GPUs than one NVLink domain        |
+/// | plan.ep_spans_nodes          | warning  | the EP all-to-all group leaves one node          |
 /// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |
 /// | plan.pp_bubble_large         | warning  | bubble over 25% of compute                       |
 /// | plan.gpus_per_node_mismatch  | warning  | gpus not a multiple of gpus_per_node             |
