@@ -118,7 +118,9 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
 
 std::string finish(ordered_json response) {
   round_numbers(response);
-  return response.dump(2);
+  // Messages quote the input, which may hold invalid UTF-8 (or a quote cut mid-character):
+  // replace such bytes with U+FFFD instead of throwing (found by fuzzing).
+  return response.dump(2, ' ', false, ordered_json::error_handler_t::replace);
 }
 
 template <typename Body>

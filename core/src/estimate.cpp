@@ -289,7 +289,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
   const GroupPlacement dp_group = place_dp_cp_group(p, scenario.cluster.gpus_per_node);
   const GroupPlacement edp_group =
-      place_ranks(p.tp * p.ep, std::max(1, p.dp * p.cp / std::max(1, p.ep)), scenario.cluster.gpus_per_node);
+      place_ranks(1LL * p.tp * p.ep, 1LL * p.dp * p.cp / std::max(1, p.ep), scenario.cluster.gpus_per_node);
   auto grad_sync = [&](double bytes_per_param) {
     return reduce_scatter_s(bytes_per_param * params.dense, dp_group, gpu) +
            reduce_scatter_s(bytes_per_param * params.expert, edp_group, gpu);

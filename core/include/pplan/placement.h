@@ -19,7 +19,8 @@ struct GroupPlacement {
 };
 
 /// Placement of a group of `size` ranks spaced `stride` apart in global rank order.
-GroupPlacement place_ranks(int stride, int size, int gpus_per_node);
+/// Both are saturated to [1, 2^30] (only inconsistent pinned configs come near).
+GroupPlacement place_ranks(long long stride, long long size, int gpus_per_node);
 
 /// The gradient-reduction group: DP × CP ranks (Megatron's dp-cp group), stride tp.
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node);
