@@ -21,7 +21,10 @@ static int ceil_log2(int n) {
 
 /// Time of a ring phase moving `fraction`·bytes per rank over `link`, with `steps` latencies.
 static double phase_s(double bytes, double fraction, const Link& link, int steps) {
-  return fraction * bytes / link.bytes_per_s + steps * link.latency_s;
+  // NCCL pipelines a message in chunks over its channels: small messages see a fraction
+  // bytes / (bytes + half) of the large-message bandwidth.
+  const double bandwidth = link.bytes_per_s * bytes / (bytes + kHalfBandwidthBytes);
+  return fraction * bytes / bandwidth + steps * link.latency_s;
 }
 
 /// Reduce-scatter-shaped traffic ((n−1)/n of the data), hierarchical across nodes.

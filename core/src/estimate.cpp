@@ -178,11 +178,20 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
   return st;
 }
 
+/// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
+/// exceeds the window, plus kOverlapSlowdown of the overlapped part, because NCCL's kernels
+/// take SMs and HBM bandwidth from the compute they run beside.
+static double overlap_cost(double comm_s, double window_s) {
+  const double hidden = std::min(comm_s, window_s);
+  return (comm_s - hidden) + kOverlapSlowdown * hidden;
+}
+
 /// Method hand calculation for this configuration (method.md "Memory budget").
 static MethodFigures method_figures(const Scenario& scenario, const ParallelConfig& p) {
   MethodFigures f;
   const ModelSpec& model = scenario.model;
-  const double capacity = scenario.cluster.gpu.memory_bytes;
+  // The method reasons with the memory as sold ("fits in 80 GB").
+  const double capacity = scenario.cluster.gpu.marketed_memory_bytes;
   f.params_nominal = model.nominal_params > 0;
   f.params = f.params_nominal ? model.nominal_params : total_params(model, scenario.training.seq_len);
   f.model_states_bytes = 16.0 * f.params;
@@ -232,6 +241,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   e.memory.gradients_bytes = peak.gradients_bytes;
   e.memory.optimizer_bytes = peak.optimizer_bytes;
   e.memory.activations_bytes = peak.activations_bytes;
+  e.memory.reserved_bytes = peak.reserved_bytes;
   e.memory.total_bytes = peak.total_bytes();
   e.memory.capacity_bytes = gpu.memory_bytes;
   e.memory.peak_stage = peak.stage;
@@ -254,7 +264,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   const LayerTimes dense = layer_times(scenario, p, 0);
   const LayerTimes moe = has_moe ? layer_times(scenario, p, model.moe->dense_layers) : dense;
   StageTime slowest = stage_time(scenario, p, e.split, 0, dense, moe);
-  for (int stage : {1, p.pp - 1}) {
+  for (int stage : candidate_stages(model, e.split, p.pp)) {
     if (stage <= 0 || stage >= p.pp) continue;
     StageTime st = stage_time(scenario, p, e.split, stage, dense, moe);
     if (st.total_s() > slowest.total_s()) slowest = st;
@@ -280,7 +290,10 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
     const double one_way = send_recv_s(message, pp_group.crosses_nodes(), gpu);
     // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
     // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
-    t.pp_comm_s = p.vpp > 1 ? 2.0 * (p.pp - 1.0) * one_way : 2.0 * (m + p.pp - 1.0) * one_way;
+    // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
+    t.pp_comm_s = p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
+                                  overlap_cost(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way)
+                            : 2.0 * (m + p.pp - 1.0) * one_way;
   }
 
   // Data parallel: gradients reduced in fp32 (Megatron's default with bf16), weights
@@ -294,16 +307,20 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
     return reduce_scatter_s(bytes_per_param * params.dense, dp_group, gpu) +
            reduce_scatter_s(bytes_per_param * params.expert, edp_group, gpu);
   };
-  const double fwd_window = sum.forward_s();
-  const double bwd_window = sum.backward_s();
+  // Megatron overlaps gradient reduction with the last micro-batch's backward and the weight
+  // gather with the first forward only when asked (--overlap-grad-reduce/-param-gather, off
+  // by default); otherwise both run exposed after the backward pass.
+  const bool overlap = scenario.training.overlap_grad_reduce;
+  const double fwd_window = overlap ? sum.forward_s() : 0.0;
+  const double bwd_window = overlap ? sum.backward_s() : 0.0;
   if (p.zero == 0) {
-    t.dp_comm_s = std::max(0.0, 2.0 * grad_sync(4.0) - bwd_window);
+    t.dp_comm_s = overlap_cost(2.0 * grad_sync(4.0), bwd_window);
   } else if (p.zero <= 2) {
-    t.dp_comm_s = std::max(0.0, grad_sync(4.0) - bwd_window) + std::max(0.0, grad_sync(2.0) - fwd_window);
+    t.dp_comm_s = overlap_cost(grad_sync(4.0), bwd_window) + overlap_cost(grad_sync(2.0), fwd_window);
   } else {
     // FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
     const double per_mb = 2.0 * grad_sync(2.0) + grad_sync(4.0);
-    t.dp_comm_s = m * std::max(0.0, per_mb - stage_mb_s);
+    t.dp_comm_s = m * overlap_cost(per_mb, stage_mb_s);
   }
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)

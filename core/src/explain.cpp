@@ -87,7 +87,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   Explanation x;
   const ModelSpec& model = scenario.model;
   const ClusterSpec& cluster = scenario.cluster;
-  const double capacity = cluster.gpu.memory_bytes;
+  const double capacity = cluster.gpu.marketed_memory_bytes;
   const double params =
       model.nominal_params > 0 ? model.nominal_params : total_params(model, scenario.training.seq_len);
   const double states = 16.0 * params;
@@ -126,11 +126,12 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                         (best.split.uneven ? "/" + std::to_string(best.split.middle_layers) + "/" +
                                                  std::to_string(best.split.last_layers)
                                            : "") +
-                        " layers each): " + gb(best.memory.total_bytes) + " of " + gb(capacity) +
+                        " layers each): " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) +
                         " on the fullest stage (weights " + gb(best.memory.weights_bytes) +
                         ", gradients " + gb(best.memory.gradients_bytes) + ", optimizer " +
                         gb(best.memory.optimizer_bytes) + ", activations " +
-                        gb(best.memory.activations_bytes) + ").";
+                        gb(best.memory.activations_bytes) + ", reserved " +
+                        gb(best.memory.reserved_bytes) + ").";
   if (p.pp > 1) {
     pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches, bubble (p−1)/(" +
                (p.vpp > 1 ? "v·" : "") + "m) = " + pct(best.bubble_fraction) + ".";
@@ -199,7 +200,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   if (p.cp > 1) answer += ", CP = " + std::to_string(p.cp) + " for the long sequence";
   if (p.ep > 1) answer += ", EP = " + std::to_string(p.ep) + " for the experts";
   answer += ", and DP = " + std::to_string(p.dp) + " for the rest, with " + zero_text(p.zero) + ". ";
-  answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(capacity) + ". ";
+  answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) + ". ";
   if (p.pp > 1) {
     answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " +
               pct(best.bubble_fraction) + ". ";

@@ -319,7 +319,11 @@ GpuSpec parse_gpu(const json& value, const std::string& path) {
   g.id = r.optional_string("id", 64).value_or("custom");
   g.name = r.optional_string("name").value_or("custom GPU");
   g.architecture = kArchitectures[r.optional_choice("architecture", kArchitectures).value_or(1)];
-  g.memory_bytes = r.number("memory_gb", 0, 1e5) * units::kBytesPerGB;
+  g.marketed_memory_bytes = r.number("memory_gb", 0, 1e5) * units::kBytesPerGB;
+  // "80GB" parts really hold 80 GiB; presets say so with memory_gib.
+  g.memory_bytes = r.optional_number("memory_gib", 0, 1e5)
+                       .value_or(g.marketed_memory_bytes / units::kBytesPerGiB) *
+                   units::kBytesPerGiB;
   g.bf16_flops_per_s = r.number("bf16_tflops", 0, 1e7) * units::kFlopsPerTflop;
   g.fp8_flops_per_s = r.optional_number("fp8_tflops", 0, 1e7, false).value_or(0) * units::kFlopsPerTflop;
   // Without a datasheet figure, assume H100's balance: 295 FLOP per byte of HBM (989.4/3.35).
@@ -329,8 +333,8 @@ GpuSpec parse_gpu(const json& value, const std::string& path) {
   g.nvlink_bytes_per_s = r.number("nvlink_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
   g.network_bytes_per_s = r.number("network_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
   // Defaults are the Hopper calibration (presets/gpus/h100-sxm.json explains them).
-  g.gemm_efficiency = r.optional_number("gemm_efficiency", 0, 1).value_or(0.8);
-  g.attention_efficiency = r.optional_number("attention_efficiency", 0, 1).value_or(0.35);
+  g.gemm_efficiency = r.optional_number("gemm_efficiency", 0, 1).value_or(0.65);
+  g.attention_efficiency = r.optional_number("attention_efficiency", 0, 1).value_or(0.25);
   g.source = r.optional_string("source", 2000).value_or("");
   r.finish();
   return g;
@@ -402,7 +406,9 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     s.training.global_batch = r.integer("global_batch", 1, kMaxBatch);
     s.training.precision =
         static_cast<Precision>(r.optional_choice("precision", kPrecisions).value_or(0));
-    s.training.flash_attention = r.optional_boolean("flash_attention").value_or(true);
+    s.training.flash_attention =
+        r.optional_boolean("flash_attention").value_or(s.cluster.gpu.architecture != "ampere");
+    s.training.overlap_grad_reduce = r.optional_boolean("overlap_grad_reduce").value_or(false);
     s.training.token_budget = r.optional_number("token_budget", 0, 1e18, false).value_or(0);
     r.finish();
   }
@@ -495,7 +501,8 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   j["id"] = g.id;
   j["name"] = g.name;
   j["architecture"] = g.architecture;
-  j["memory_gb"] = g.memory_bytes / units::kBytesPerGB;
+  j["memory_gb"] = g.marketed_memory_bytes / units::kBytesPerGB;
+  j["memory_gib"] = g.memory_bytes / units::kBytesPerGiB;
   j["bf16_tflops"] = g.bf16_flops_per_s / units::kFlopsPerTflop;
   j["fp8_tflops"] = g.fp8_flops_per_s / units::kFlopsPerTflop;
   j["hbm_gbytes_per_s"] = g.hbm_bytes_per_s / units::kBytesPerSecPerGBps;
@@ -511,12 +518,18 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
   const double gb = units::kBytesPerGB;
   ordered_json j;
   j["parallel"] = parallel_to_json(e.parallel);
+  j["training"] = {{"seq_len", scenario.training.seq_len},
+                   {"global_batch", scenario.training.global_batch},
+                   {"precision", precision_name(scenario.training.precision)},
+                   {"flash_attention", scenario.training.flash_attention},
+                   {"overlap_grad_reduce", scenario.training.overlap_grad_reduce}};
   j["fits"] = e.feasible;
   j["fits_in_memory"] = e.fits_in_memory;
   j["memory_gb"] = {{"weights", e.memory.weights_bytes / gb},
                     {"gradients", e.memory.gradients_bytes / gb},
                     {"optimizer", e.memory.optimizer_bytes / gb},
                     {"activations", e.memory.activations_bytes / gb},
+                    {"reserved", e.memory.reserved_bytes / gb},
                     {"total", e.memory.total_bytes / gb},
                     {"capacity", e.memory.capacity_bytes / gb},
                     {"peak_stage", e.memory.peak_stage}};

@@ -18,6 +18,15 @@ inline constexpr double kNetworkEfficiency = 0.92;
 inline constexpr double kNvlinkLatencyS = 5e-6;
 inline constexpr double kNetworkLatencyS = 10e-6;
 
+/// Share of overlapped communication time that still slows compute: NCCL runs its channels
+/// on SMs (16–32 of 108–132) and streams through HBM beside the GEMMs it overlaps with.
+/// An assumption, stated; it matters only where overlap is enabled.
+inline constexpr double kOverlapSlowdown = 0.3;
+/// Message size at which a collective reaches half its large-message bandwidth. nccl-tests
+/// bus bandwidth on 8-GPU NVLink nodes climbs from ~20% at 1 MB to ~90% near 64 MB
+/// (launch.md §8: peaks need >= 256 MB); 8 MB reproduces that ramp.
+inline constexpr double kHalfBandwidthBytes = 8e6;
+
 /// The achievable bandwidth and per-step latency of one class of link.
 struct Link {
   double bytes_per_s = 0;

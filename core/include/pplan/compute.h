@@ -17,12 +17,14 @@ inline constexpr double kFlashBackwardRatio = 2.5;
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
 
 /**
- * Share of peak a GEMM of M×K by K×N reaches: gemm_efficiency · Π d/(d + B) over M, N, K,
- * where B = peak FLOP/s ÷ HBM bytes/s is the GPU's machine balance. Small dimensions starve
- * the tensor cores of data reuse (roofline: a square GEMM's intensity is N/3 FLOP/byte) and
- * quantise into partial tiles; the balance sets the size at which that starts. No fitted
- * constant: B is a datasheet ratio (A100 153, H100 295).
- * Example: A100, 4096×4096×4096 at gemm_efficiency 0.9: 0.9·(4096/4249)³ = 0.81.
+ * Share of peak a GEMM of M×K by K×N reaches. Additive roofline: the tensor cores run at
+ * gemm_efficiency·peak, and the operands and the result (2·(MK + KN + MN) bytes in bf16) must
+ * cross HBM once, not hidden behind the math:
+ *   time = 2MNK / (peak·gemm_efficiency) + 2(MK + KN + MN) / HBM bandwidth.
+ * Small dimensions lower the arithmetic intensity, so narrow TP shards and small models run
+ * below peak. No fitted constant beyond gemm_efficiency; peak/HBM is the datasheet balance.
+ * Example: A100 (153 FLOP/byte), 4096³ at gemm_efficiency 0.9:
+ *   1 / (1/0.9 + 153·3/4096) = 0.816.
  */
 double gemm_efficiency(double m, double n, double k, const GpuSpec& gpu, Precision precision);
 

@@ -15,8 +15,9 @@ struct MemoryEstimate {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;
+  double reserved_bytes = 0;  ///< CUDA context, workspaces, fragmentation
   double total_bytes = 0;
-  double capacity_bytes = 0;
+  double capacity_bytes = 0;  ///< physical HBM
   int peak_stage = 0;
 };
 
@@ -39,7 +40,7 @@ struct MethodFigures {
   double params = 0;             ///< Ψ: nominal size when the preset has one, else counted
   bool params_nominal = false;   ///< Ψ is the published size, not the architecture count
   double model_states_bytes = 0; ///< 16·Ψ
-  int min_gpus_per_replica = 0;  ///< ceil(16Ψ / memory)
+  int min_gpus_per_replica = 0;  ///< ceil(16Ψ / memory), with the memory as marketed (80 GB)
   double model_states_bytes_per_gpu = 0;  ///< 16Ψ/(t·p)
   double activations_bytes = 0;  ///< one layer's activations × L (× interleave factor)
   double total_bytes = 0;

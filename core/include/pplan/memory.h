@@ -1,6 +1,8 @@
 #pragma once
 /// Memory per GPU: model states (weights, gradients, optimizer) and activations.
 
+#include <vector>
+
 #include "pplan/pipeline.h"
 #include "pplan/specs.h"
 
@@ -10,9 +12,9 @@ namespace pplan {
 inline constexpr double kWeightBytesPerParam = 2.0;     ///< bf16 weights
 inline constexpr double kGradientBytesPerParam = 2.0;   ///< bf16 gradients
 inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, momentum, variance
-/// Capacity is the marketed size in decimal GB (the method's "fits in 80 GB"). The A100/H100
-/// "80GB" is really 80 GiB = 85.9e9 bytes; the 5.9 GB between the two is what we leave for the
-/// CUDA context, cuBLAS/NCCL workspaces and allocator fragmentation.
+/// Held back on every GPU for the CUDA context (~0.5–1 GB), cuBLAS/NCCL workspaces and
+/// buffers, and allocator fragmentation. An assumption, stated: a few GB in practice.
+inline constexpr double kReservedBytes = 3e9;
 
 /**
  * Activation bytes of one transformer layer for one micro-batch on one GPU.
@@ -35,6 +37,12 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
 /// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
 int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
 
+/// Stages that can set the memory or time peak: the first, the second (most micro-batches in
+/// flight among the middle ones), the first middle stage holding only MoE layers (when the
+/// leading dense layers end inside a stage, the next one holds more experts), and the last.
+/// Every other stage is dominated by one of these.
+std::vector<int> candidate_stages(const ModelSpec& model, const StageSplit& split, int pp);
+
 /// Memory of one pipeline stage, bytes.
 struct StageMemory {
   int stage = 0;
@@ -42,8 +50,9 @@ struct StageMemory {
   double gradients_bytes = 0;
   double optimizer_bytes = 0;
   double activations_bytes = 0;
+  double reserved_bytes = kReservedBytes;
   double total_bytes() const {
-    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes;
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + reserved_bytes;
   }
 };
 

@@ -47,7 +47,8 @@ struct GpuSpec {
   std::string id;
   std::string name;
   std::string architecture;  ///< "ampere" | "hopper" | "blackwell" (launch rules depend on it)
-  double memory_bytes = 0;
+  double memory_bytes = 0;           ///< physical HBM (80 GiB for the "80GB" A100/H100)
+  double marketed_memory_bytes = 0;  ///< the size it is sold as ("80 GB"), for the hand calc
   double bf16_flops_per_s = 0;  ///< dense peak
   double fp8_flops_per_s = 0;   ///< dense peak; 0 when the GPU has no FP8 tensor cores
   double hbm_bytes_per_s = 0;
@@ -71,7 +72,13 @@ struct TrainingSpec {
   int seq_len = 0;
   int global_batch = 0;  ///< sequences per optimizer step
   Precision precision = Precision::kBf16;
-  bool flash_attention = true;  ///< attention scores never materialised (FlashAttention)
+  /// Attention scores never materialised (FlashAttention). Default: on for Hopper and newer;
+  /// off on Ampere, where the published runs this model is validated against used Megatron's
+  /// fused softmax (Narayanan et al. 2021, Korthikanti et al. 2022).
+  bool flash_attention = true;
+  /// Gradient reduce-scatter/all-reduce overlapped with the last backward (Megatron
+  /// --overlap-grad-reduce, off by default in Megatron-LM, so off here).
+  bool overlap_grad_reduce = false;
   double token_budget = 0;      ///< tokens to train for; 0 = not given
 };
 
