@@ -1,0 +1,41 @@
+// Builds the wasm engine with the `wasm` CMake preset and copies build/wasm/wasm/pplan.mjs to
+// src/engine/generated/pplan.mjs (gitignored). `--if-needed` (used by build/test scripts) skips
+// the configure step when build/wasm is already configured: CMake then rebuilds only what changed.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const root = resolve(web, '..');
+const built = resolve(root, 'build/wasm/wasm/pplan.mjs');
+const target = resolve(web, 'src/engine/generated/pplan.mjs');
+// emcc's optimiser needs Debian's acorn (conventions.md, toolchain facts §1).
+const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
+const ifNeeded = process.argv.includes('--if-needed');
+
+function run(args) {
+  execFileSync('cmake', args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+function haveCmake() {
+  try {
+    execFileSync('cmake', ['--version'], { stdio: 'ignore' });
+    return existsSync('/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake');
+  } catch {
+    return false;
+  }
+}
+
+if (ifNeeded && !haveCmake()) {
+  if (existsSync(target)) process.exit(0);
+  console.error('pplan: no Emscripten toolchain and no src/engine/generated/pplan.mjs: run `npm run build:wasm`');
+  process.exit(1);
+}
+if (!ifNeeded || !existsSync(resolve(root, 'build/wasm/CMakeCache.txt'))) run(['--preset', 'wasm']);
+run(['--build', '--preset', 'wasm']);
+mkdirSync(dirname(target), { recursive: true });
+if (!existsSync(target) || !readFileSync(target).equals(readFileSync(built))) {
+  copyFileSync(built, target);
+  console.log(`pplan: engine copied to ${target}`);
+}

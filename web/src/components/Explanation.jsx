@@ -1,0 +1,27 @@
+// The engine's explanation: six steps with this scenario's numbers, the 30-second answer,
+// and the alternatives it weighed.
+import { fmtSeconds } from '../state/format.js';
+
+export function Explanation({ explanation }) {
+  if (!explanation) return null;
+  return (
+    <section class="card" aria-labelledby="expl-h">
+      <h3 id="expl-h">The 30-second answer</h3>
+      <blockquote class="answer" data-testid="thirty-second">{explanation.thirty_second_answer}</blockquote>
+      <h4>Step by step</h4>
+      <ol class="steps explained">
+        {explanation.steps.map((s) => (<li key={s.step}><b>{s.title}.</b> {s.text}</li>))}
+      </ol>
+      {explanation.alternatives && explanation.alternatives.length ? (
+        <>
+          <h4>Alternatives</h4>
+          <ul class="alternatives">
+            {explanation.alternatives.map((a, i) => (
+              <li key={i}><b>{a.label}</b>: {a.verdict}{a.feasible && a.step_time_s ? ` (${fmtSeconds(a.step_time_s)} per step)` : ''}</li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,47 @@
+// Launch configurations for the selected scenario's plan, from the engine's `launch` command.
+import { CopyButton } from './CopyButton.jsx';
+
+export const FORMATS = [
+  ['megatron', 'Megatron-LM'], ['slurm', 'SLURM'], ['env', 'Environment'], ['torchtitan', 'torchtitan (CLI)'],
+  ['torchtitan-toml', 'torchtitan (TOML)'], ['deepspeed', 'DeepSpeed'], ['nemo', 'NeMo'], ['nccl-tests', 'nccl-tests'],
+  ['layout', 'Rank layout'],
+];
+
+function bodyText(response) {
+  if (typeof response.text === 'string' && response.text) return response.text;
+  if (response.layout !== undefined) return JSON.stringify(response.layout, null, 2);
+  if (response.config !== undefined) return typeof response.config === 'string' ? response.config : JSON.stringify(response.config, null, 2);
+  return '';
+}
+
+export function LaunchPanel({ format, onFormat, launch }) {
+  const current = launch && launch.format === format ? launch : null;
+  const text = current && current.response ? bodyText(current.response) : '';
+  const problems = current && current.response && current.response.problems;
+  return (
+    <section aria-labelledby="launch-h">
+      <h2 id="launch-h">Launch configuration</h2>
+      <div class="tabs-inline" role="radiogroup" aria-label="Format">
+        {FORMATS.map(([id, label]) => (
+          <label key={id} class={id === format ? 'on' : ''}>
+            <input type="radio" name="launch-format" value={id} checked={id === format} onChange={() => onFormat(id)} />
+            {label}
+          </label>
+        ))}
+      </div>
+      {!current ? <p class="sub">Generating…</p> : null}
+      {current && current.error ? (
+        <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>
+      ) : null}
+      {problems && problems.length ? (
+        <ul class="diagnostics">{problems.map((p, i) => <li key={i} class="error">{typeof p === 'string' ? p : p.message || JSON.stringify(p)}</li>)}</ul>
+      ) : null}
+      {text ? (
+        <>
+          <CopyButton text={text} label="Copy" />
+          <pre class="code" tabIndex={0} aria-label={`${format} launch text`}>{text}</pre>
+        </>
+      ) : null}
+    </section>
+  );
+}

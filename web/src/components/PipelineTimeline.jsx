@@ -1,0 +1,61 @@
+// The pipeline schedule as a timeline: stages as rows, forward and backward passes of each
+// micro-batch as boxes, idle time (the bubble) left blank. 1F1B or interleaved (v chunks).
+import { busySpans, simulateSchedule } from '../state/schedule.js';
+import { fmtPct } from '../state/format.js';
+
+const WIDTH = 760;
+const LEFT = 58;
+
+export function PipelineTimeline({ parallel, pipeline }) {
+  if (!parallel || !pipeline) return null;
+  const p = parallel.pp;
+  const v = parallel.vpp || 1;
+  const m = Math.round(pipeline.microbatches);
+  const kind = v > 1 ? `interleaved 1F1B, v = ${v}` : '1F1B';
+  if (p <= 1) {
+    return (
+      <section class="card" aria-labelledby="pipe-h">
+        <h3 id="pipe-h">Pipeline schedule</h3>
+        <p class="sub">No pipeline parallelism (p = 1): every GPU runs all layers; no bubble.</p>
+      </section>
+    );
+  }
+  const sim = simulateSchedule(p, v, m);
+  const rowH = Math.max(5, Math.min(20, Math.floor(300 / p)));
+  const height = p * rowH + 24;
+  let body = null;
+  if (sim) {
+    const scale = (WIDTH - LEFT - 4) / sim.makespan_units;
+    const detailed = sim.ops.length <= 600;
+    body = (
+      <svg class="timeline" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
+           aria-label={`Pipeline timeline: ${p} stages, ${m} micro-batches, ${kind}; idle share ${fmtPct(sim.bubble_fraction)}`}>
+        {Array.from({ length: p }, (_, s) => (
+          <g key={s}>
+            <rect x={LEFT} y={s * rowH} width={WIDTH - LEFT - 4} height={rowH - 1} class="idle" />
+            {(p <= 16 || s % Math.ceil(p / 16) === 0) ? <text x={LEFT - 6} y={s * rowH + rowH - 3} text-anchor="end" class="svg-muted">stage {s}</text> : null}
+          </g>
+        ))}
+        {detailed
+          ? sim.ops.map((op, i) => (
+            <rect key={i} x={LEFT + op.start * scale} y={op.stage * rowH} width={Math.max(0.5, (op.end - op.start) * scale - 0.4)}
+                  height={rowH - 1} class={`op ${op.kind === 'F' ? 'fwd' : 'bwd'} c${op.chunk % 4}`}>
+              <title>{`stage ${op.stage}: ${op.kind === 'F' ? 'forward' : 'backward'} micro-batch ${op.mb}${v > 1 ? `, chunk ${op.chunk}` : ''}`}</title>
+            </rect>))
+          : busySpans(sim.ops, p).flatMap((spans, s) => spans.map((sp, i) => (
+            <rect key={`${s}-${i}`} x={LEFT + sp.start * scale} y={s * rowH} width={Math.max(0.5, (sp.end - sp.start) * scale)}
+                  height={rowH - 1} class="op busy" />)))}
+        <text x={LEFT} y={height - 6} class="svg-muted">time →</text>
+      </svg>
+    );
+  }
+  return (
+    <section class="card" aria-labelledby="pipe-h">
+      <h3 id="pipe-h">Pipeline schedule: {kind}, p = {p}, m = {m}</h3>
+      <p class="sub">Bubble (p−1)/{v > 1 ? '(v·m)' : 'm'} = {fmtPct(pipeline.bubble_fraction)}: the blank area at the start and end.
+        {sim && sim.ops.length > 600 ? ' Boxes merged: too many micro-batches to draw one by one.' : ' Light: forward; dark: backward (2× forward).'}</p>
+      {body || <p class="sub">Too many micro-batches to draw ({m}).</p>}
+      {sim ? <p class="sub">Simulated idle share: {fmtPct(sim.bubble_fraction)} of the ideal time.</p> : null}
+    </section>
+  );
+}

@@ -1,0 +1,24 @@
+// Where a step's time goes: compute, recompute, exposed communication by kind, the bubble.
+import { StackedBar } from './StackedBar.jsx';
+import { fmtPct, fmtSeconds } from '../state/format.js';
+
+const PARTS = [
+  ['compute', 'Compute'], ['recompute', 'Recompute'], ['tp_comm', 'TP comm'], ['cp_comm', 'CP comm'],
+  ['ep_comm', 'EP all-to-all'], ['pp_comm', 'PP p2p'], ['bubble', 'Bubble'], ['dp_comm', 'DP grad sync'],
+  ['optimizer', 'Optimizer'],
+];
+
+export function TimeBreakdown({ estimate }) {
+  if (!estimate || !estimate.time_s) return null;
+  const t = estimate.time_s;
+  const total = estimate.step_time_s;
+  const parts = PARTS.filter(([k]) => t[k] > 0).map(([k, name]) => ({
+    name, value: t[k], text: `${fmtSeconds(t[k])} (${fmtPct(t[k] / total, 0)})`, cls: `t-${k}`,
+  }));
+  return (
+    <section class="card" aria-labelledby="time-h">
+      <h3 id="time-h">Step time: {fmtSeconds(total)} · MFU {fmtPct(estimate.mfu)} · {estimate.tflops_per_gpu ? `${estimate.tflops_per_gpu.toFixed(0)} TFLOP/s per GPU` : ''}</h3>
+      <StackedBar label="Step time" parts={parts} total={total} />
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+// The worked-examples gallery: scenario files from examples/ with the figures their sources
+// published (copied from shared/validation/public-cases.json, which cites each one).
+// pplan's figures are computed live: `plan --top 1` with the published pins, as
+// shared/tools/public-accuracy does.
+
+const files = import.meta.glob('../../../examples/*.json', { eager: true, import: 'default' });
+
+/** The scenario document of examples/<file>. */
+export function exampleScenario(file) {
+  const doc = files[`../../../examples/${file}`];
+  if (!doc) throw new Error(`examples/${file} is missing`);
+  return doc;
+}
+
+const MEGATRON = 'Narayanan et al. 2021, Megatron-LM on GPU clusters (SC\'21), Table 1';
+const LLAMA = 'Llama Team 2024, The Llama 3 Herd of Models, §3.3.2 Table 4';
+
+function megatron(size, gpus, hfu, tflops, tp, pp, dp) {
+  return {
+    file: `megatron2021-t1-${size}b-${gpus}-a100.json`, group: 'megatron',
+    title: `GPT ${size}B · ${gpus.toLocaleString('en-US')} A100`, source: MEGATRON,
+    published: { metric: 'hfu', value: hfu, tflops_per_gpu: tflops, tp, pp, dp, cp: 1 },
+  };
+}
+
+export const GALLERY = [
+  {
+    file: 'gpt3-175b-1024-a100.json', group: 'walkthrough',
+    title: 'GPT-3 175B on 1,024 A100-80GB: the worked answer',
+    source: 'method.md worked example (Narayanan et al. 2021; Korthikanti et al. 2022)',
+    published: null,
+    worked: ['2.8 TB of model states → ≥ 35 GPUs per replica', 't = 8 inside a node',
+             'p = 4: 87.5 GB, does not fit; p = 8: 43.75 + 10.27 ≈ 54 GB of 80',
+             'N = 16, m = 96, bubble 7/96 ≈ 7.3%', 'distributed optimizer: ≈ 13 GB of model states'],
+  },
+  {
+    file: 'llama3-405b-8k-16384-h100.json', group: 'llama',
+    title: 'Llama 3 405B, 8K context, 16,384 H100', source: LLAMA,
+    published: { metric: 'mfu', value: 0.41, tflops_per_gpu: 400, tp: 8, pp: 16, dp: 128, cp: 1 },
+  },
+  {
+    file: 'llama3-405b-128k-16384-h100.json', group: 'llama',
+    title: 'Llama 3 405B, 128K context, 16,384 H100', source: LLAMA,
+    published: { metric: 'mfu', value: 0.38, tflops_per_gpu: 380, tp: 8, pp: 16, dp: 8, cp: 16 },
+  },
+  megatron('1.7', 32, 0.44, 137, 1, 1, 32),
+  megatron('3.6', 64, 0.44, 138, 2, 1, 32),
+  megatron('7.5', 128, 0.46, 142, 4, 1, 32),
+  megatron('18.4', 256, 0.43, 135, 8, 1, 32),
+  megatron('39.1', 512, 0.44, 138, 8, 2, 32),
+  megatron('76.1', 1024, 0.45, 140, 8, 4, 32),
+  megatron('145.6', 1536, 0.47, 148, 8, 8, 24),
+  megatron('310.1', 1920, 0.50, 155, 8, 16, 15),
+  megatron('529.6', 2520, 0.52, 163, 8, 35, 9),
+  megatron('1008.0', 3072, 0.52, 163, 8, 64, 6),
+];

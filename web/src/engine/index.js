@@ -1,0 +1,65 @@
+// The engine facade: the only module that talks to the wasm. JSON envelopes in and out
+// (shared/spec/contract.md); ok:false becomes a PlannerError; infeasible plans are data.
+// The generated module is imported lazily and created once, so the page shell renders first.
+
+/** An error the engine reported (bad input) or an engine crash (code "internal"). */
+export class PlannerError extends Error {
+  constructor(code, message, path = '') {
+    super(message);
+    this.name = 'PlannerError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+let modulePromise = null;
+
+/** Loads and instantiates the engine once; later calls share the same instance. */
+export function loadEngine() {
+  if (!modulePromise) {
+    modulePromise = import('./generated/pplan.mjs')
+      .then((generated) => generated.default())
+      .catch((e) => {
+        modulePromise = null;
+        throw new PlannerError('internal', `the engine failed to load: ${e && e.message ? e.message : e}`);
+      });
+  }
+  return modulePromise;
+}
+
+/** Runs one request and returns the engine's JSON text exactly as produced (for parity tests). */
+export async function requestText(request) {
+  const engine = await loadEngine();
+  try {
+    return engine.handleRequest(typeof request === 'string' ? request : JSON.stringify(request));
+  } catch (e) {
+    // C++ never throws across the boundary; a number or WebAssembly.Exception here is a bug.
+    throw new PlannerError('internal', 'engine crashed');
+  }
+}
+
+/** Parses an envelope: the body when ok, otherwise throws its PlannerError. */
+export function unwrap(text) {
+  let envelope;
+  try {
+    envelope = JSON.parse(text);
+  } catch {
+    throw new PlannerError('internal', 'engine returned malformed JSON');
+  }
+  if (!envelope || typeof envelope !== 'object') throw new PlannerError('internal', 'engine returned no object');
+  if (envelope.ok === true) return envelope;
+  const error = envelope.error || {};
+  throw new PlannerError(String(error.code || 'internal'), String(error.message || 'unknown engine error'),
+                         String(error.path || ''));
+}
+
+/** Runs one request envelope ({command, scenario, top, format}); resolves to the body. */
+export async function request(envelope) {
+  return unwrap(await requestText(envelope));
+}
+
+export const plan = (scenario, top = 10) => request({ command: 'plan', scenario, top });
+export const evaluate = (scenario) => request({ command: 'evaluate', scenario });
+export const launch = (scenario, format) => request({ command: 'launch', scenario, format });
+export const presets = () => request({ command: 'presets' });
+export const engineVersion = async () => (await loadEngine()).version();

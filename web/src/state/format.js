@@ -1,0 +1,30 @@
+// Number formatting for the page (GB = 1e9 bytes, contract.md "Units"). Pure.
+const finite = (x) => typeof x === 'number' && Number.isFinite(x);
+
+export function fmtGb(gb, digits = 1) {
+  if (!finite(gb)) return '–';
+  if (gb >= 1000) return `${(gb / 1000).toFixed(gb >= 10000 ? 0 : 1)} TB`;
+  return `${gb.toFixed(digits)} GB`;
+}
+export function fmtPct(fraction, digits = 1) {
+  return finite(fraction) ? `${(fraction * 100).toFixed(digits)}%` : '–';
+}
+export function fmtSeconds(s) {
+  if (!finite(s)) return '–';
+  if (s >= 100) return `${s.toFixed(0)} s`;
+  if (s >= 1) return `${s.toFixed(2)} s`;
+  return `${(s * 1000).toFixed(s >= 0.01 ? 0 : 1)} ms`;
+}
+export function fmtInt(n) {
+  return finite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+}
+export function fmtNum(x, digits = 2) {
+  return finite(x) ? x.toFixed(digits) : '–';
+}
+/** 175e9 -> "175B", 1.7e9 -> "1.7B". */
+export function fmtParams(n) {
+  if (!finite(n)) return '–';
+  if (n >= 1e12) return `${+(n / 1e12).toFixed(2)}T`;
+  if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}B`;
+  return `${+(n / 1e6).toFixed(0)}M`;
+}

@@ -1,0 +1,154 @@
+// Page state <-> scenario document (shared/spec/contract.md). Pure. Form values stay the text the
+// user typed; numbers are sent as numbers, anything else is sent as typed so the engine names the
+// field and says what is wrong (one validator, in C++, for the CLI and the page alike).
+
+import { SCENARIO_KEYS, emptyState, UI_DEFAULTS } from './url.js';
+
+/** Scenario paths of the flat state keys. */
+export const PATHS = {
+  model: '/model', gpu: '/cluster/gpu', gpus: '/cluster/gpus', gpn: '/cluster/gpus_per_node',
+  seq: '/training/seq_len', gbs: '/training/global_batch', prec: '/training/precision',
+  tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep',
+  vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
+  rc: '/parallel/recompute', zero: '/parallel/zero',
+};
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+
+/** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
+export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation'];
+export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers'];
+export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
+const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id']);
+
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** Text as typed -> a number when it is one, else the text (the engine rejects it by name). */
+export function typed(text) {
+  if (typeof text !== 'string') return text;
+  const t = text.trim();
+  return NUMBER.test(t) ? Number(t) : t;
+}
+
+function specToDocument(spec) {
+  const out = {};
+  for (const [k, v] of Object.entries(spec)) {
+    if (k === 'moe') {
+      if (v && Object.values(v).some((x) => x !== '' && x !== null)) {
+        out.moe = {};
+        for (const [mk, mv] of Object.entries(v)) if (mv !== '' && mv !== null) out.moe[mk] = typed(mv);
+      } else if (v === null) {
+        out.moe = null;
+      }
+    } else if (v === '' || v === undefined) {
+      // empty: left out, so the engine reports a missing required field
+    } else {
+      out[k] = TEXT_FIELDS.has(k) || typeof v !== 'string' ? v : typed(v);
+    }
+  }
+  return out;
+}
+
+function mergeInto(target, extra) {
+  for (const [k, v] of Object.entries(extra || {})) {
+    if (v && typeof v === 'object' && !Array.isArray(v) && target[k] && typeof target[k] === 'object') mergeInto(target[k], v);
+    else target[k] = v;
+  }
+  return target;
+}
+
+/** The scenario document for a page state. */
+export function toScenario(state) {
+  const doc = { schema_version: 1 };
+  doc.model = typeof state.model === 'string' ? state.model : specToDocument(state.model);
+  doc.cluster = { gpu: typeof state.gpu === 'string' ? state.gpu : specToDocument(state.gpu) };
+  if (state.gpus !== '') doc.cluster.gpus = typed(state.gpus);
+  if (state.gpn !== '') doc.cluster.gpus_per_node = typed(state.gpn);
+  doc.training = {};
+  if (state.seq !== '') doc.training.seq_len = typed(state.seq);
+  if (state.gbs !== '') doc.training.global_batch = typed(state.gbs);
+  if (state.prec !== '') doc.training.precision = state.prec;
+  const parallel = {};
+  for (const k of PARALLEL_KEYS) {
+    const v = state[k];
+    if (v === '' || v === undefined) continue;
+    const name = PATHS[k].split('/')[2];
+    if (k === 'sp') parallel[name] = v === 'true' ? true : v === 'false' ? false : v;
+    else if (k === 'rc') parallel[name] = v;
+    else parallel[name] = typed(v);
+  }
+  if (Object.keys(parallel).length) doc.parallel = parallel;
+  if (state.x) mergeInto(doc, JSON.parse(JSON.stringify(state.x)));
+  return doc;
+}
+
+const str = (v) => (v === undefined || v === null ? '' : String(v));
+
+function specToState(spec) {
+  const out = {};
+  for (const [k, v] of Object.entries(spec)) {
+    if (k === 'moe') out.moe = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, str(mv)])) : null;
+    else out[k] = typeof v === 'number' ? String(v) : v;
+  }
+  return out;
+}
+
+/**
+ * A page state for a scenario document (an example file). Fields the form does not show
+ * (e.g. training.token_budget, parallel.first_stage_layers) are kept in `x` so nothing is lost;
+ * `name` and `description` are dropped (they do not change the plan).
+ */
+export function fromScenario(doc) {
+  const rest = JSON.parse(JSON.stringify(doc));
+  const state = { ...emptyState(), ...UI_DEFAULTS };
+  delete rest.schema_version; delete rest.name; delete rest.description;
+  state.model = typeof rest.model === 'string' ? rest.model : specToState(rest.model || {});
+  delete rest.model;
+  const cluster = rest.cluster || {};
+  state.gpu = typeof cluster.gpu === 'string' ? cluster.gpu : specToState(cluster.gpu || {});
+  state.gpus = str(cluster.gpus); state.gpn = str(cluster.gpus_per_node);
+  delete cluster.gpu; delete cluster.gpus; delete cluster.gpus_per_node;
+  const training = rest.training || {};
+  state.seq = str(training.seq_len); state.gbs = str(training.global_batch); state.prec = str(training.precision);
+  delete training.seq_len; delete training.global_batch; delete training.precision;
+  const parallel = rest.parallel || {};
+  for (const k of PARALLEL_KEYS) {
+    const name = PATHS[k].split('/')[2];
+    if (name in parallel) { state[k] = str(parallel[name]); delete parallel[name]; }
+  }
+  const x = {};
+  for (const [k, v] of Object.entries(rest)) {
+    if (v && typeof v === 'object' && !Array.isArray(v)) { if (Object.keys(v).length) x[k] = v; }
+    else x[k] = v;
+  }
+  state.x = Object.keys(x).length ? x : null;
+  return state;
+}
+
+/**
+ * The form field an engine error path points at: '/parallel/tp' -> 'tp', '/model/hidden' ->
+ * 'model.hidden', '/model/moe/top_k' -> 'model.moe.top_k', '/cluster/gpu/memory_gb' ->
+ * 'gpu.memory_gb'. Null when no field shows it.
+ */
+export function fieldForPath(path) {
+  if (typeof path !== 'string') return null;
+  for (const [key, p] of Object.entries(PATHS)) if (path === p) return key;
+  let m = /^\/model\/moe\/([a-z_]+)$/.exec(path);
+  if (m) return `model.moe.${m[1]}`;
+  m = /^\/model\/(moe|[a-z_]+)$/.exec(path);
+  if (m) return `model.${m[1]}`;
+  m = /^\/cluster\/gpu\/([a-z0-9_]+)$/.exec(path);
+  if (m) return `gpu.${m[1]}`;
+  return null;
+}
+
+/** A preset (as the presets command returns it) turned into an editable custom spec. */
+export function presetToCustom(preset, kind) {
+  const spec = specToState(preset);
+  // No longer the published model: count parameters from the architecture; drop provenance.
+  delete spec.id; delete spec.source; delete spec.nominal_params;
+  spec.name = `${preset.name} (edited)`;
+  if (kind === 'model' && !('moe' in spec)) spec.moe = null;
+  return spec;
+}
+
+export { SCENARIO_KEYS };

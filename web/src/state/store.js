@@ -1,0 +1,168 @@
+// The page's state: signals for the URL state and what the engine answered, and the effects
+// that keep them in step (engine requests, URL writes). Components only read these and call
+// the actions; all domain rules live in the engine.
+import { signal, computed } from '@preact/signals';
+import * as engine from '../engine/index.js';
+import { DEFAULT_STATE, SCENARIO_KEYS, decodeHash, encodeHash } from './url.js';
+import { fieldForPath, fromScenario, toScenario } from './scenario.js';
+import { GALLERY, exampleScenario } from '../data/gallery.js';
+
+const TOP_PLANS = 10;
+const DEBOUNCE_MS = 120;
+
+/**
+ * One store per page. `embed`: compact view that never writes its URL. `win` is the window
+ * (tests pass a stub or nothing: then there is no URL to read or write).
+ */
+export function createStore({ embed = false, win = typeof window === 'undefined' ? null : window } = {}) {
+  const state = signal({ ...DEFAULT_STATE });
+  const banner = signal(null);
+  const presets = signal(null);
+  const result = signal(null);      // the last plan response
+  const error = signal(null);       // PlannerError of the current input, or null
+  const busy = signal(false);
+  const launch = signal(null);      // {format, text|layout|problems} or {error}
+  const gallery = signal({});       // file -> best plan (or {error})
+  const ready = signal(false);
+  const hash = signal('');          // the live fragment (also in embed mode, where it is not written)
+
+  const scenario = computed(() => toScenario(state.value));
+  const selected = computed(() => {
+    const plans = result.value ? result.value.plans : [];
+    const i = Number(state.value.sel) || 0;
+    return plans[i] || plans[0] || null;
+  });
+  const fieldErrors = computed(() => {
+    const e = error.value;
+    if (!e) return {};
+    const field = fieldForPath(e.path);
+    return field ? { [field]: e.message } : {};
+  });
+
+  let computeSeq = 0;
+  let lastKey = '';
+  let timer = null;
+  let lastHashWritten = null;
+
+  async function compute() {
+    const doc = scenario.value;
+    const key = JSON.stringify(doc);
+    if (key === lastKey) return;
+    lastKey = key;
+    const seq = ++computeSeq;
+    busy.value = true;
+    try {
+      const response = await engine.plan(doc, TOP_PLANS);
+      if (seq !== computeSeq) return;
+      result.value = response;
+      error.value = null;
+    } catch (e) {
+      if (seq !== computeSeq) return;
+      error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));
+    } finally {
+      if (seq === computeSeq) busy.value = false;
+    }
+    if (state.value.tab === 'launch') refreshLaunch();
+  }
+
+  function schedule(delay = DEBOUNCE_MS) {
+    clearTimeout(timer);
+    return new Promise((resolve) => {
+      timer = setTimeout(() => compute().then(resolve, resolve), delay);
+    });
+  }
+
+  async function writeUrl() {
+    const encoded = await encodeHash(state.value);
+    hash.value = encoded;
+    if (embed || !win || encoded === lastHashWritten) return;
+    lastHashWritten = encoded;
+    if (win.location.hash.replace(/^#/, '') !== encoded) win.history.replaceState(null, '', `#${encoded}`);
+  }
+
+  async function refreshLaunch() {
+    const fmt = state.value.fmt;
+    try {
+      const response = await engine.launch(scenario.value, fmt);
+      if (state.value.fmt === fmt) launch.value = { format: fmt, response };
+    } catch (e) {
+      if (state.value.fmt === fmt) launch.value = { format: fmt, error: e };
+    }
+  }
+
+  async function refreshGallery() {
+    for (const entry of GALLERY) {
+      if (gallery.value[entry.file]) continue;
+      let value;
+      try {
+        const response = await engine.plan(exampleScenario(entry.file), 1);
+        value = { plan: response.plans[0] || null };
+      } catch (e) {
+        value = { error: e };
+      }
+      gallery.value = { ...gallery.value, [entry.file]: value };
+    }
+  }
+
+  /** Changes part of the state; recomputes when the scenario changed. */
+  function update(patch) {
+    const before = state.value;
+    const next = { ...before, ...patch };
+    const scenarioChanged = SCENARIO_KEYS.some((k) => next[k] !== before[k]) || next.x !== before.x;
+    if (scenarioChanged && !('sel' in patch)) next.sel = '0';
+    state.value = next;
+    if (scenarioChanged) schedule();
+    if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
+    if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
+    writeUrl();
+  }
+
+  function loadExample(file) {
+    const doc = exampleScenario(file);
+    state.value = { ...fromScenario(doc), tab: 'plan' };
+    schedule(0);
+    writeUrl();
+  }
+
+  async function loadHash(fragment) {
+    const decoded = await decodeHash(fragment);
+    banner.value = decoded.warning;
+    state.value = decoded.state;
+    hash.value = await encodeHash(decoded.state);
+    if (decoded.state.tab === 'launch') refreshLaunch();
+    if (decoded.state.tab === 'examples') refreshGallery();
+  }
+
+  /** Reads the URL, loads the engine and computes the first plan. */
+  async function init() {
+    await loadHash(win ? win.location.hash : '');
+    if (win && !embed) {
+      win.addEventListener('hashchange', () => {
+        if (win.location.hash.replace(/^#/, '') === lastHashWritten) return;
+        loadHash(win.location.hash).then(() => schedule(0));
+      });
+    }
+    const first = schedule(0);
+    engine.presets().then((p) => { presets.value = p; }, () => {});
+    await first;
+    ready.value = true;
+  }
+
+  /** The page's own address (no query: embed options are the embedder's) with the live state. */
+  function shareUrl() {
+    const base = win ? win.location.href.split('#')[0].split('?')[0] : '';
+    return `${base}#${hash.value}`;
+  }
+
+  function embedUrl() {
+    const share = shareUrl();
+    const [base, fragment = ''] = share.split('#');
+    return `${base}?embed=1${fragment ? `#${fragment}` : ''}`;
+  }
+
+  return {
+    state, banner, presets, result, hash, error, busy, launch, gallery, ready, scenario, selected, fieldErrors,
+    embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
+    dismissBanner: () => { banner.value = null; },
+  };
+}

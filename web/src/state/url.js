@@ -1,0 +1,236 @@
+// The page state in the URL fragment (conventions.md §4, Compiler Explorer style). Pure: no DOM,
+// no window; async only because CompressionStream is.
+//
+// Format v1:  #v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&prec=bf16&tp=8...
+//   readable keys when the model and GPU are presets; a custom model or GPU (or extra scenario
+//   fields) switch the scenario part to  z=<base64url(deflate-raw(JSON))>.  UI keys (sel, tab,
+//   fmt) always stay readable and are written only when they differ from their defaults.
+// Older formats run through UPGRADES (v0 -> v1 -> ...) before parsing, so old links keep working;
+// their fixtures live in tests/fixtures/links.json forever.
+
+export const URL_VERSION = 1;
+/** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
+export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
+  'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+export const UI_KEYS = ['sel', 'tab', 'fmt'];
+export const TABS = ['plan', 'examples', 'launch'];
+export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
+/** Limits for untrusted links: longer hashes or payloads are refused with a banner. */
+export const MAX_HASH_CHARS = 16384;
+export const MAX_PAYLOAD_BYTES = 65536;
+const MAX_VALUE_CHARS = 200;
+
+/** The page opens on examples/gpt3-175b-1024-a100.json (a test keeps the two in step). */
+export const DEFAULT_STATE = Object.freeze({
+  model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
+  tp: '8', pp: '8', dp: '16', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
+  x: null, ...UI_DEFAULTS,
+});
+
+/** A state with every scenario field empty (what a readable link starts from). */
+export function emptyState() {
+  const s = { x: null, ...UI_DEFAULTS };
+  for (const k of SCENARIO_KEYS) s[k] = '';
+  return s;
+}
+
+// ---- upgrade chain ---------------------------------------------------------------------------
+
+/** Preset ids that were renamed; old links map to the new id. */
+export const PRESET_ALIASES = { 'h100-sxm-80gb': 'h100-sxm', 'h100-80gb': 'h100-sxm', 'gpt3': 'gpt3-175b' };
+
+/**
+ * v0: the unversioned draft format of conventions.md's example
+ * (#model=llama3-70b&hw=h100-sxm-80gb&gpus=1024&tp=8&pp=4&cp=1&ep=1&mbs=1&gbs=1024):
+ * `hw` became `gpu`, and preset ids drifted.
+ */
+function upgradeV0toV1(params) {
+  const out = new Map();
+  for (const [k, v] of params) {
+    const key = k === 'hw' ? 'gpu' : k;
+    out.set(key, (key === 'gpu' || key === 'model') && PRESET_ALIASES[v] ? PRESET_ALIASES[v] : v);
+  }
+  return out;
+}
+const UPGRADES = { 0: upgradeV0toV1 };
+
+// ---- base64url + deflate-raw -----------------------------------------------------------------
+
+function toBase64Url(bytes) {
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error('not base64url');
+  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/'));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+async function deflateRaw(text) {
+  // `new Response(bytes).body` rather than Blob.stream(): jsdom's Blob has no stream().
+  const stream = new Response(new TextEncoder().encode(text)).body.pipeThrough(new CompressionStream('deflate-raw'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/** Inflates at most maxBytes (a small link must not expand into a huge document). */
+async function inflateRaw(bytes, maxBytes) {
+  const reader = new Response(bytes).body.pipeThrough(new DecompressionStream('deflate-raw')).getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new LinkError('oversized', 'this link expands to more than 64 KB');
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) { all.set(c, at); at += c.length; }
+  return new TextDecoder('utf-8', { fatal: true }).decode(all);
+}
+
+// ---- validation of untrusted content ----------------------------------------------------------
+
+class LinkError extends Error {
+  constructor(kind, message) { super(message); this.kind = kind; }
+}
+
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isPrimitive = (v) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+function checkValue(key, v) {
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  if (typeof v !== 'string') throw new LinkError('corrupt', `link field ${key} is not text`);
+  if (v.length > MAX_VALUE_CHARS) throw new LinkError('corrupt', `link field ${key} is too long`);
+  return v;
+}
+
+/** A custom model or GPU: a flat object of primitives (model may have a flat `moe` object). */
+function checkSpec(key, v) {
+  if (typeof v === 'string') return checkValue(key, v);
+  if (!isPlainObject(v)) throw new LinkError('corrupt', `link field ${key} is malformed`);
+  const out = {};
+  for (const [k, val] of Object.entries(v)) {
+    if (key === 'model' && k === 'moe' && (val === null || isPlainObject(val))) {
+      if (val && !Object.values(val).every(isPrimitive)) throw new LinkError('corrupt', 'link field model.moe is malformed');
+      out.moe = val ? { ...val } : null;
+    } else if (isPrimitive(val)) {
+      out[k] = typeof val === 'string' && val.length > 2000 ? val.slice(0, 2000) : val;
+    } else {
+      throw new LinkError('corrupt', `link field ${key}.${k} is malformed`);
+    }
+  }
+  return out;
+}
+
+function scenarioFromObject(obj, state, ignored) {
+  if (!isPlainObject(obj)) throw new LinkError('corrupt', 'the link payload is not an object');
+  for (const [k, v] of Object.entries(obj)) {
+    if (k === 'model' || k === 'gpu') state[k] = checkSpec(k, v);
+    else if (SCENARIO_KEYS.includes(k)) state[k] = checkValue(k, v);
+    else if (k === 'x') {
+      if (v !== null && !isPlainObject(v)) throw new LinkError('corrupt', 'link field x is malformed');
+      state.x = v;
+    } else ignored.push(k);
+  }
+}
+
+function setUi(state, key, value) {
+  if (key === 'sel' && /^\d{1,3}$/.test(value)) state.sel = String(Number(value));
+  else if (key === 'tab' && TABS.includes(value)) state.tab = value;
+  else if (key === 'fmt' && /^[a-z0-9-]{1,40}$/.test(value)) state.fmt = value;
+}
+
+// ---- public API -------------------------------------------------------------------------------
+
+/** Whether the scenario part needs the compressed payload (custom specs or extra fields). */
+export function needsPayload(state) {
+  return typeof state.model !== 'string' || typeof state.gpu !== 'string' ||
+         (state.x !== null && state.x !== undefined && Object.keys(state.x).length > 0);
+}
+
+/** The fragment (without '#') for a state. */
+export async function encodeHash(state) {
+  const parts = [['v', String(URL_VERSION)]];
+  if (needsPayload(state)) {
+    const payload = {};
+    for (const k of SCENARIO_KEYS) if (state[k] !== '' && state[k] !== undefined) payload[k] = state[k];
+    if (state.x && Object.keys(state.x).length) payload.x = state.x;
+    parts.push(['z', toBase64Url(await deflateRaw(JSON.stringify(payload)))]);
+  } else {
+    for (const k of SCENARIO_KEYS) if (state[k] !== '' && state[k] !== undefined) parts.push([k, state[k]]);
+  }
+  for (const k of UI_KEYS) if (state[k] !== undefined && state[k] !== UI_DEFAULTS[k]) parts.push([k, state[k]]);
+  return parts.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+}
+
+/**
+ * Reads a fragment ('#...' or '...'). Never throws: returns {state, warning}, where warning is
+ * null or {kind: 'corrupt'|'oversized'|'newer'|'unknown', message}. On anything but 'unknown'
+ * the state is DEFAULT_STATE, so a bad link never leaves a blank page.
+ */
+export async function decodeHash(hash) {
+  const text = String(hash || '').replace(/^#/, '');
+  if (!text) return { state: { ...DEFAULT_STATE }, warning: null };
+  try {
+    if (text.length > MAX_HASH_CHARS) throw new LinkError('oversized', `this link is longer than ${MAX_HASH_CHARS} characters`);
+    let params = new Map();
+    for (const part of text.split('&')) {
+      if (!part) continue;
+      const eq = part.indexOf('=');
+      const key = eq < 0 ? part : part.slice(0, eq);
+      let value;
+      try {
+        value = decodeURIComponent((eq < 0 ? '' : part.slice(eq + 1)).replace(/\+/g, ' '));
+      } catch {
+        throw new LinkError('corrupt', 'this link has a malformed escape');
+      }
+      params.set(key, value);
+    }
+    let version = 0;
+    if (params.has('v')) {
+      if (!/^\d{1,4}$/.test(params.get('v'))) throw new LinkError('corrupt', 'this link has no valid version');
+      version = Number(params.get('v'));
+      params.delete('v');
+    } else if (!params.has('model')) {
+      throw new LinkError('corrupt', 'this link is not a pplan link');
+    }
+    if (version > URL_VERSION) {
+      throw new LinkError('newer', `this link was made by a newer pplan (link format v${version}; this page reads up to v${URL_VERSION})`);
+    }
+    for (let v = version; v < URL_VERSION; v++) params = UPGRADES[v](params);
+
+    const state = emptyState();
+    const ignored = [];
+    if (params.has('z')) {
+      const json = await inflateRaw(fromBase64Url(params.get('z')), MAX_PAYLOAD_BYTES);
+      scenarioFromObject(JSON.parse(json), state, ignored);
+      params.delete('z');
+      for (const k of SCENARIO_KEYS) if (params.has(k)) { ignored.push(k); params.delete(k); }
+    }
+    for (const [k, v] of params) {
+      if (SCENARIO_KEYS.includes(k)) state[k] = checkValue(k, v);
+      else if (UI_KEYS.includes(k)) setUi(state, k, v);
+      else ignored.push(k);
+    }
+    if (state.model === '' && state.gpu === '') throw new LinkError('corrupt', 'this link names no model and no GPU');
+    const warning = ignored.length
+      ? { kind: 'unknown', message: `ignored unknown link fields: ${ignored.slice(0, 5).join(', ').slice(0, 120)}` }
+      : null;
+    return { state, warning };
+  } catch (e) {
+    const kind = e instanceof LinkError ? e.kind : 'corrupt';
+    const message = e instanceof LinkError ? e.message : 'this link looks truncated or corrupt';
+    return { state: { ...DEFAULT_STATE }, warning: { kind, message } };
+  }
+}

@@ -1,0 +1,42 @@
+import { defineConfig } from 'vite';
+import preact from '@preact/preset-vite';
+
+// The Content-Security-Policy of the built page (not the dev server, whose hot reload needs
+// inline scripts). 'wasm-unsafe-eval': the engine compiles WebAssembly. connect-src data: the
+// SINGLE_FILE engine first tries fetch() on its inlined data: URL (then decodes it itself).
+export const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self' data:",
+  "worker-src 'self'",
+  "frame-src 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+const cspPlugin = {
+  name: 'pplan-csp',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler: () => [{ tag: 'meta', attrs: { 'http-equiv': 'Content-Security-Policy', content: CSP }, injectTo: 'head-prepend' }],
+  },
+};
+
+export default defineConfig({
+  base: './',
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), cspPlugin],
+  server: { fs: { allow: ['..'] } },
+  build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 800 },
+  test: {
+    environment: 'jsdom',
+    include: ['tests/**/*.test.{js,jsx}'],
+    globalSetup: ['tests/global-setup.js'],
+    testTimeout: 60000,
+    hookTimeout: 120000,
+    reporters: ['default', './tests/plain-reporter.js'],
+  },
+});
