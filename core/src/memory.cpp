@@ -118,11 +118,25 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   return mem;
 }
 
+std::vector<int> candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
+  std::vector<int> out{0};
+  if (pp > 1) out.push_back(1);
+  if (model.moe && model.moe->experts > 0) {
+    for (int stage = 2; stage < pp - 1; ++stage) {
+      if (moe_layers_on_stage(model, split, stage, pp) == split.layers_on_stage(stage, pp)) {
+        out.push_back(stage);
+        break;
+      }
+    }
+  }
+  if (pp > 2) out.push_back(pp - 1);
+  return out;
+}
+
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const StageSplit& split) {
   StageMemory best = stage_memory(scenario, parallel, split, 0);
-  const int candidates[] = {1, parallel.pp - 1};
-  for (int stage : candidates) {
+  for (int stage : candidate_stages(scenario.model, split, parallel.pp)) {
     if (stage <= 0 || stage >= parallel.pp) continue;
     StageMemory mem = stage_memory(scenario, parallel, split, stage);
     if (mem.total_bytes() > best.total_bytes()) best = mem;
