@@ -4,6 +4,11 @@
 
 namespace pplan {
 
+double exposed_after_overlap_s(double comm_s, double window_s) {
+  const double hidden = std::min(comm_s, std::max(0.0, window_s));
+  return (comm_s - hidden) + kOverlapSlowdown * hidden;
+}
+
 Link nvlink(const GpuSpec& gpu) {
   return {gpu.nvlink_bytes_per_s * kNvlinkEfficiency, kNvlinkLatencyS};
 }

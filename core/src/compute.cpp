@@ -22,14 +22,14 @@ double gemm_efficiency(double m, double n, double k, const GpuSpec& gpu, Precisi
 }
 
 double LayerTimes::forward_s() const {
-  return gemm_forward_s + attention_forward_s + memory_forward_s + tp_forward_s;
+  return gemm_forward_s + attention_forward_s + memory_forward_s + launch_forward_s + tp_forward_s;
 }
 
 double LayerTimes::backward_s() const {
   // GEMM backward = dgrad + wgrad = 2× forward; attention per kFlashBackwardRatio (set in
   // layer_times); memory-bound kernels read and write about twice as much.
   return 2.0 * gemm_forward_s + attention_forward_s * kFlashBackwardRatio +
-         2.0 * memory_forward_s + tp_backward_s + cp_exposed_s + ep_exposed_s;
+         2.0 * (memory_forward_s + launch_forward_s) + tp_backward_s + cp_exposed_s + ep_exposed_s;
 }
 
 /// Seconds for a GEMM of `flops` with the given shape on one GPU.
@@ -107,6 +107,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   const double elementwise_bytes =
       tokens * ((sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   lt.memory_forward_s = elementwise_bytes / (gpu.hbm_bytes_per_s * kHbmEfficiency);
+  lt.launch_forward_s = kKernelsPerLayerForward * kKernelOverheadS;
 
   // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter with SP, the same
   // traffic) of tokens·h·2 bytes per pass (method.md; Korthikanti et al. 2022 §4.2.2).
@@ -130,8 +131,9 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
     const double steps = parallel.cp - 1;
     const double forward_comm = steps * (kv_bytes / link.bytes_per_s + link.latency_s);
     const double backward_comm = 2.0 * forward_comm;
-    lt.cp_exposed_s = std::max(0.0, forward_comm - lt.attention_forward_s) +
-                      std::max(0.0, backward_comm - lt.attention_forward_s * kFlashBackwardRatio);
+    lt.cp_exposed_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s) +
+                      exposed_after_overlap_s(backward_comm,
+                                              lt.attention_forward_s * kFlashBackwardRatio);
   }
 
   // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes, forward and backward.

@@ -155,6 +155,7 @@ static void accumulate(LayerTimes& sum, const LayerTimes& lt, double times) {
   sum.gemm_forward_s += times * lt.gemm_forward_s;
   sum.attention_forward_s += times * lt.attention_forward_s;
   sum.memory_forward_s += times * lt.memory_forward_s;
+  sum.launch_forward_s += times * lt.launch_forward_s;
   sum.tp_forward_s += times * lt.tp_forward_s;
   sum.tp_backward_s += times * lt.tp_backward_s;
   sum.cp_exposed_s += times * lt.cp_exposed_s;
@@ -176,14 +177,6 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
   accumulate(st.per_layer_sum, moe, moe_layers);
   if (stage == p.pp - 1) st.extra_s = lm_head_times_s(scenario, p);
   return st;
-}
-
-/// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
-/// exceeds the window, plus kOverlapSlowdown of the overlapped part, because NCCL's kernels
-/// take SMs and HBM bandwidth from the compute they run beside.
-static double overlap_cost(double comm_s, double window_s) {
-  const double hidden = std::min(comm_s, window_s);
-  return (comm_s - hidden) + kOverlapSlowdown * hidden;
 }
 
 /// Method hand calculation for this configuration (method.md "Memory budget").
@@ -272,8 +265,8 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   const LayerTimes& sum = slowest.per_layer_sum;
   const double m = e.microbatches;
   TimeBreakdown& t = e.time;
-  t.compute_s = m * (3.0 * sum.gemm_forward_s + sum.attention_forward_s * (1.0 + kFlashBackwardRatio) +
-                     3.0 * sum.memory_forward_s + slowest.extra_s);
+  t.compute_s = m * (3.0 * (sum.gemm_forward_s + sum.memory_forward_s + sum.launch_forward_s) +
+                     sum.attention_forward_s * (1.0 + kFlashBackwardRatio) + slowest.extra_s);
   t.recompute_s = m * sum.recompute_s;
   t.tp_comm_s = m * (sum.tp_forward_s + sum.tp_backward_s);
   t.cp_comm_s = m * sum.cp_exposed_s;
@@ -292,7 +285,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
     // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
     // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
     t.pp_comm_s = p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
-                                  overlap_cost(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way)
+                                  exposed_after_overlap_s(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way)
                             : 2.0 * (m + p.pp - 1.0) * one_way;
   }
 
@@ -314,13 +307,13 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   const double fwd_window = overlap ? sum.forward_s() : 0.0;
   const double bwd_window = overlap ? sum.backward_s() : 0.0;
   if (p.zero == 0) {
-    t.dp_comm_s = overlap_cost(2.0 * grad_sync(4.0), bwd_window);
+    t.dp_comm_s = exposed_after_overlap_s(2.0 * grad_sync(4.0), bwd_window);
   } else if (p.zero <= 2) {
-    t.dp_comm_s = overlap_cost(grad_sync(4.0), bwd_window) + overlap_cost(grad_sync(2.0), fwd_window);
+    t.dp_comm_s = exposed_after_overlap_s(grad_sync(4.0), bwd_window) + exposed_after_overlap_s(grad_sync(2.0), fwd_window);
   } else {
     // FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
     const double per_mb = 2.0 * grad_sync(2.0) + grad_sync(4.0);
-    t.dp_comm_s = m * overlap_cost(per_mb, stage_mb_s);
+    t.dp_comm_s = m * exposed_after_overlap_s(per_mb, stage_mb_s);
   }
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)

@@ -27,6 +27,10 @@ inline constexpr double kOverlapSlowdown = 0.3;
 /// (launch.md §8: peaks need >= 256 MB); 8 MB reproduces that ramp.
 inline constexpr double kHalfBandwidthBytes = 8e6;
 
+/// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
+/// exceeds the window, plus kOverlapSlowdown of the overlapped part.
+double exposed_after_overlap_s(double comm_s, double window_s);
+
 /// The achievable bandwidth and per-step latency of one class of link.
 struct Link {
   double bytes_per_s = 0;

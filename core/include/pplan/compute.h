@@ -9,6 +9,13 @@ namespace pplan {
 /// Share of HBM bandwidth that elementwise kernels (norms, activations, residuals) reach.
 /// Stated as an assumption: well-fused elementwise kernels stream at 80–90% of peak.
 inline constexpr double kHbmEfficiency = 0.8;
+/// Fixed cost of one kernel: launch latency plus the idle tail before the next dependent
+/// kernel starts (a few µs on current GPUs and PyTorch; stated as an assumption). It is why
+/// larger micro-batches help small models (Narayanan et al. 2021 §3.4, Fig. 7).
+inline constexpr double kKernelOverheadS = 4e-6;
+/// Kernels of one layer's forward pass: 2 norms, QKV, rotary or bias, attention, output
+/// projection, 2 residual/dropout, MLP up, activation, MLP down, ~4 TP collectives.
+inline constexpr double kKernelsPerLayerForward = 16.0;
 /// Backward FLOPs of flash attention relative to its forward: dQ, dK, dV (2×) plus the
 /// recomputed scores (0.5×) (Dao 2023, FlashAttention-2 §3.2).
 inline constexpr double kFlashBackwardRatio = 2.5;
@@ -33,6 +40,7 @@ struct LayerTimes {
   double gemm_forward_s = 0;       ///< projections + MLP (+ router)
   double attention_forward_s = 0;  ///< attention core (flash, or batched GEMMs)
   double memory_forward_s = 0;     ///< memory-bound elementwise kernels
+  double launch_forward_s = 0;     ///< fixed per-kernel overheads
   double tp_forward_s = 0;         ///< TP/SP collectives in the forward pass (exposed)
   double tp_backward_s = 0;        ///< TP/SP collectives in backward (overlap with wgrad applied)
   double cp_exposed_s = 0;         ///< CP K/V ring exchange not hidden behind attention
