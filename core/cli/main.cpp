@@ -3,6 +3,7 @@
 //   pplan plan FILE|- [--top N]      search; pinned fields stay fixed
 //   pplan explain FILE|-             the search's winner, explained (text)
 //   pplan launch FILE|- --format F   launch text for the complete or best plan
+//   pplan report FILE|-              the design report of the complete or best plan (Markdown)
 //   pplan presets | version
 // Exit 0 on success (an infeasible plan is a success), 2 on bad input, with the error
 // envelope on stdout and one human line on stderr.
@@ -114,6 +115,10 @@ int main(int argc, char** argv) {
                   << "\n";
       }
       std::cout << "\n30-second answer: " << x["thirty_second_answer"].get<std::string>() << "\n";
+      return 0;
+    }
+    if (command == "report" && parsed.contains("markdown")) {
+      std::cout << parsed["markdown"].get<std::string>();
       return 0;
     }
     if (parsed.contains("text") && !parsed["text"].get<std::string>().empty()) {

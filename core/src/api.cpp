@@ -3,6 +3,7 @@
 #include <chrono>
 #include <exception>
 
+#include "pplan/design_report.h"
 #include "pplan/estimate.h"
 #include "pplan/explain.h"
 #include "pplan/json_io.h"
@@ -78,10 +79,11 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     j["gpus"] = gpus;
     return j;
   }
-  if (command != "evaluate" && command != "plan" && command != "launch" && command != "explain") {
+  if (command != "evaluate" && command != "plan" && command != "launch" && command != "explain" &&
+      command != "report") {
     throw InputError("request.unknown_command", "/command",
                      "unknown command \"" + command.substr(0, 40) +
-                         "\" (commands: evaluate, plan, launch, explain, presets, version)");
+                         "\" (commands: evaluate, plan, launch, explain, report, presets, version)");
   }
   const Scenario scenario = parse_scenario(scenario_doc, presets);
   ordered_json j = envelope();
@@ -107,6 +109,21 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
       j["nearest_infeasible"] = nearest;
     }
     j["explanation"] = explanation_to_json(explain(scenario, result));
+    return j;
+  }
+  if (command == "report") {
+    // The design report of the search's winner under the scenario's pins (the pinned plan
+    // itself when every field is given); when nothing fits, of the closest infeasible plan.
+    SearchOptions search_options;
+    search_options.top = 1;
+    const SearchResult result = search(scenario, search_options);
+    const Estimate plan = !result.plans.empty()               ? result.plans.front()
+                          : !result.nearest_infeasible.empty() ? result.nearest_infeasible.front()
+                                                               : evaluate(scenario, resolve_defaults(scenario));
+    const DesignReport report = design_report(scenario, plan, explain(scenario, result));
+    j["markdown"] = report_markdown(report);
+    j["report"] = report_to_json(report);
+    j["plan"] = estimate_to_json(plan, scenario);
     return j;
   }
   // launch

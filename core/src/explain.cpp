@@ -5,6 +5,7 @@
 
 #include "pplan/architecture.h"
 #include "pplan/estimate.h"
+#include "pplan/placement.h"
 #include "pplan/text.h"
 #include "pplan/units.h"
 
@@ -143,9 +144,28 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     if (p.cp > 1) {
       cp_ep += "c = " + std::to_string(p.cp) + " splits each " + std::to_string(scenario.training.seq_len) +
                "-token sequence into " + std::to_string(scenario.training.seq_len / p.cp) +
-               "-token chunks; K/V pass round a ring. ";
+               "-token chunks, so each GPU keeps 1/" + std::to_string(p.cp) +
+               " of the activations; K/V chunks pass round a ring, " +
+               seconds(best.time.cp_comm_s) + " per step not hidden behind attention. ";
     }
-    if (p.ep > 1) cp_ep += "EP = " + std::to_string(p.ep) + " spreads the experts; tokens travel by all-to-all.";
+    if (p.ep > 1 && model.moe) {
+      const MoeSpec& moe = *model.moe;
+      const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
+      const double tokens = double(scenario.training.seq_len) / p.cp * p.micro_batch;
+      const double a2a_bytes = tokens * moe.top_k * model.hidden * 2.0 / p.tp;
+      cp_ep += "EP = " + std::to_string(p.ep) + " spreads the " + std::to_string(moe.experts) +
+               " experts of each MoE layer, " + std::to_string(moe.experts / p.ep) +
+               " per GPU, so expert weights take 1/" + std::to_string(p.ep) +
+               " of the room and their optimizer states shard over the dp·cp/ep = " +
+               std::to_string(p.dp * p.cp / p.ep) + " expert-data-parallel copies. EP borrows its GPUs from DP: " +
+               "each token's hidden state travels to its top-" + std::to_string(moe.top_k) +
+               " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
+               " per GPU; the group spans " + std::to_string(ep_group.nodes) + " node" +
+               (ep_group.nodes > 1 ? "s, so " + std::to_string(ep_group.size - ep_group.ranks_per_node) + "/" +
+                                         std::to_string(ep_group.size) + " of it crosses the network"
+                                   : ", so it stays on NVLink") +
+               ": " + seconds(best.time.ep_comm_s) + " of all-to-all per step.";
+    }
   }
   x.steps.push_back({4, "Context and expert parallelism as needed", cp_ep});
   x.steps.push_back({5, "The rest is data parallel",
