@@ -27,15 +27,22 @@ export function loadEngine() {
   return modulePromise;
 }
 
-/** Runs one request and returns the engine's JSON text exactly as produced (for parity tests). */
-export async function requestText(request) {
-  const engine = await loadEngine();
+/** Calls an engine instance; anything it throws becomes PlannerError('internal'). */
+export function callEngine(engine, requestJson) {
   try {
-    return engine.handleRequest(typeof request === 'string' ? request : JSON.stringify(request));
-  } catch (e) {
+    const text = engine.handleRequest(requestJson);
+    if (typeof text !== 'string') throw new Error('no text');
+    return text;
+  } catch {
     // C++ never throws across the boundary; a number or WebAssembly.Exception here is a bug.
     throw new PlannerError('internal', 'engine crashed');
   }
+}
+
+/** Runs one request and returns the engine's JSON text exactly as produced (for parity tests). */
+export async function requestText(request) {
+  const engine = await loadEngine();
+  return callEngine(engine, typeof request === 'string' ? request : JSON.stringify(request));
 }
 
 /** Parses an envelope: the body when ok, otherwise throws its PlannerError. */

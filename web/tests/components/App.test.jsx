@@ -1,0 +1,117 @@
+// The whole page in jsdom with the real engine: what a user sees.
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
+import { afterEach, describe, expect, it } from 'vitest';
+import { App } from '../../src/app/App.jsx';
+import { createStore } from '../../src/state/store.js';
+
+afterEach(cleanup);
+
+async function openPage(options = {}) {
+  const store = createStore({ win: null, ...options });
+  render(<App store={store} />);
+  await store.init();
+  await waitFor(() => expect(store.presets.value).not.toBeNull());
+  return store;
+}
+
+const method = () => screen.getByRole('region', { name: 'The method, worked on this plan' });
+
+describe('the page opens on the worked example', () => {
+  it('shows the method with its numbers, computed by the engine', async () => {
+    await openPage();
+    const m = within(method());
+    // method.md worked example, step by step.
+    expect(m.getByText('2.8 TB')).toBeTruthy();
+    expect(m.getByText('35 GPUs')).toBeTruthy();
+    expect(m.getByText('t = 8')).toBeTruthy();
+    expect(m.getByText('87.50 GB')).toBeTruthy();
+    expect(m.getByText('43.75 GB')).toBeTruthy();
+    expect(m.getByText('10.27 GB')).toBeTruthy();
+    expect(m.getByText('54.0 GB')).toBeTruthy();
+    expect(m.getByText('16')).toBeTruthy();
+    expect(m.getByText('96')).toBeTruthy();
+    expect(m.getByText('7.3%')).toBeTruthy();
+    expect(m.getByText('13.0 GB')).toBeTruthy();
+    expect(method().textContent).toContain('does not fit');
+  });
+
+  it('shows the ranked plans, the memory bar, the layout and the 30-second answer', async () => {
+    await openPage();
+    const table = screen.getByRole('table', { name: /Ranked plans/ });
+    expect(within(table).getAllByRole('row')).toHaveLength(2); // header + the pinned plan
+    expect(screen.getByRole('img', { name: /^Memory per GPU: Weights/ })).toBeTruthy();
+    expect(screen.getByText(/One replica = 64 GPUs on 8 nodes; 16 identical replicas/)).toBeTruthy();
+    expect(screen.getByText(/Pipeline schedule: 1F1B, p = 8, m = 96/)).toBeTruthy();
+    expect(screen.getByTestId('thirty-second').textContent).toMatch(/35 GPUs per replica/);
+  });
+
+  it('every form control has a label', async () => {
+    await openPage();
+    const form = screen.getByRole('form', { name: 'Scenario' });
+    for (const control of form.querySelectorAll('input, select')) {
+      expect(control.labels && control.labels.length, control.id).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('editing', () => {
+  it('updates the numbers as you type', async () => {
+    const store = await openPage();
+    fireEvent.input(screen.getByLabelText('Global batch (sequences)'), { target: { value: '768' } });
+    await waitFor(() => expect(within(method()).getByTestId('m-micro').textContent).toBe('48'));
+    expect(store.state.value.gbs).toBe('768');
+  });
+
+  it('marks an invalid value on its field with the engine message', async () => {
+    await openPage();
+    const gpus = screen.getByLabelText('GPUs');
+    fireEvent.input(gpus, { target: { value: 'lots' } });
+    await waitFor(() => expect(gpus.getAttribute('aria-invalid')).toBe('true'));
+    const describedBy = document.getElementById(gpus.getAttribute('aria-describedby'));
+    expect(describedBy.textContent).toMatch(/\/cluster\/gpus must be an integer/);
+  });
+
+  it('searches when the pins are cleared, and lists several plans', async () => {
+    await openPage();
+    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    await waitFor(() => expect(within(screen.getByRole('table', { name: /Ranked plans/ })).getAllByRole('row').length).toBe(11), { timeout: 20000 });
+    fireEvent.click(screen.getByRole('button', { name: 'Select plan 3' }));
+    expect(screen.getByText('Plan #3 fits')).toBeTruthy();
+  });
+
+  it('says why nothing fits', async () => {
+    await openPage();
+    fireEvent.input(screen.getByLabelText('GPUs'), { target: { value: '8' } });
+    fireEvent.input(screen.getByLabelText('DP (data)'), { target: { value: '' } });
+    fireEvent.input(screen.getByLabelText('TP (tensor)'), { target: { value: '8' } });
+    fireEvent.input(screen.getByLabelText('PP (pipeline)'), { target: { value: '1' } });
+    await waitFor(() => expect(screen.getByText('No configuration fits')).toBeTruthy());
+  });
+
+  it('editing an architecture field turns the preset into a custom model', async () => {
+    const store = await openPage();
+    fireEvent.input(screen.getByLabelText('Layers'), { target: { value: '48' } });
+    await waitFor(() => expect(typeof store.state.value.model).toBe('object'));
+    expect(store.state.value.model.layers).toBe('48');
+    expect(store.state.value.model.name).toBe('GPT-3 175B (edited)');
+  });
+
+  it('script-like input is shown as text, never as markup', async () => {
+    const store = await openPage();
+    const evil = '<img src=x onerror="window.__pwned=1">';
+    fireEvent.input(screen.getByLabelText('Name', { selector: '#f-model-name' }), { target: { value: evil } });
+    await waitFor(() => expect(store.state.value.model.name).toBe(evil));
+    await waitFor(() => expect(document.body.textContent).toContain(evil));
+    expect(document.querySelector('img')).toBeNull();
+    expect(window.__pwned).toBeUndefined();
+  });
+});
+
+describe('embed view', () => {
+  it('is compact and links to the full page', async () => {
+    await openPage({ embed: true });
+    expect(screen.getByRole('link', { name: /Open in pplan/ }).getAttribute('target')).toBe('_blank');
+    expect(screen.queryByRole('form', { name: 'Scenario' })).toBeNull();
+    expect(screen.getByText('35 GPUs')).toBeTruthy();
+  });
+});

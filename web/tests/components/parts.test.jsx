@@ -1,0 +1,83 @@
+// Single components with hand-made data: what they tell the user.
+import { cleanup, fireEvent, render, screen } from '@testing-library/preact';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Banner } from '../../src/components/Banner.jsx';
+import { MemoryBar } from '../../src/components/MemoryBar.jsx';
+import { PlansTable } from '../../src/components/PlansTable.jsx';
+import { Diagnostics } from '../../src/components/Diagnostics.jsx';
+import { iframeSnippet } from '../../src/components/SharePanel.jsx';
+import { LaunchPanel } from '../../src/components/LaunchPanel.jsx';
+
+afterEach(cleanup);
+
+const plan = (over = {}) => ({
+  parallel: { tp: 8, pp: 4, vpp: 1, dp: 32, cp: 1, ep: 1, micro_batch: 1, recompute: 'full', zero: 1 },
+  fits: true, fits_in_memory: true,
+  memory_gb: { weights: 10, gradients: 10, optimizer: 5, activations: 20, total: 45, capacity: 80 },
+  pipeline: { bubble_fraction: 0.03, microbatches: 96 }, step_time_s: 12.5, mfu: 0.45, ...over,
+});
+
+describe('MemoryBar', () => {
+  it('says when the plan fits and states every part', () => {
+    render(<MemoryBar memory={plan().memory_gb} />);
+    expect(screen.getByText('fits')).toBeTruthy();
+    expect(screen.getByText('20.00 GB')).toBeTruthy();
+    expect(screen.getByRole('img').getAttribute('aria-label')).toContain('Activations 20.00 GB');
+  });
+  it('says when it does not', () => {
+    render(<MemoryBar memory={{ weights: 40, gradients: 40, optimizer: 20, activations: 10, total: 110, capacity: 80 }} />);
+    expect(screen.getByText('does not fit')).toBeTruthy();
+    expect(screen.getByRole('heading').textContent).toContain('110.00 GB of 80 GB');
+  });
+});
+
+describe('PlansTable', () => {
+  it('lists plans and selects one by keyboard-reachable buttons', () => {
+    const onSelect = vi.fn();
+    render(<PlansTable plans={[plan(), plan({ fits_in_memory: false })]} selected={0} onSelect={onSelect} />);
+    expect(screen.getAllByRole('row')).toHaveLength(3);
+    expect(screen.getByRole('button', { name: 'Select plan 1' }).getAttribute('aria-pressed')).toBe('true');
+    fireEvent.click(screen.getByRole('button', { name: 'Select plan 2' }));
+    expect(onSelect).toHaveBeenCalledWith(1);
+    expect(screen.getAllByText('45.0 GB')).toHaveLength(2);
+  });
+});
+
+describe('Banner', () => {
+  it('explains a bad link and can be dismissed', () => {
+    const onDismiss = vi.fn();
+    render(<Banner warning={{ kind: 'corrupt', message: 'this link looks truncated or corrupt' }} onDismiss={onDismiss} />);
+    expect(screen.getByRole('status').textContent).toMatch(/could not be read.*truncated.*default example/);
+    fireEvent.click(screen.getByRole('button', { name: 'Dismiss notice' }));
+    expect(onDismiss).toHaveBeenCalled();
+  });
+});
+
+describe('Diagnostics', () => {
+  it('lists the reasons a search found nothing', () => {
+    render(<Diagnostics hasPlans={false} search={{ configs_evaluated: 12, feasible: 0, rejected_by_reason: { 'plan.out_of_memory': 12 }, capped: false }} />);
+    expect(screen.getByText('No configuration fits')).toBeTruthy();
+    expect(screen.getByText(/plan\.out_of_memory ×12/)).toBeTruthy();
+  });
+});
+
+describe('LaunchPanel', () => {
+  it('shows the engine error gracefully', () => {
+    render(<LaunchPanel format="megatron" onFormat={() => {}} launch={{ format: 'megatron', error: { message: 'not available yet' } }} />);
+    expect(screen.getByRole('status').textContent).toContain('not available yet');
+  });
+  it('shows the text with a copy button', () => {
+    render(<LaunchPanel format="slurm" onFormat={() => {}} launch={{ format: 'slurm', response: { format: 'slurm', text: '#!/bin/bash\nsrun x' } }} />);
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeTruthy();
+    expect(screen.getByLabelText('slurm launch text').textContent).toContain('srun x');
+  });
+});
+
+describe('iframe snippet', () => {
+  it('is sandboxed with only what the page needs and escapes the URL', () => {
+    const s = iframeSnippet('https://w.example/pplan/?embed=1#v=1&model="x"');
+    expect(s).toContain('sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"');
+    expect(s).toContain('src="https://w.example/pplan/?embed=1#v=1&amp;model=&quot;x&quot;"');
+    expect(s).not.toMatch(/allow-top-navigation|allow-forms|allow-modals/);
+  });
+});

@@ -1,0 +1,104 @@
+// @vitest-environment node
+// The real generated engine: wasm/native parity on every example, and the envelope mapping.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const examplesDir = resolve(root, 'examples');
+const examples = readdirSync(examplesDir).filter((f) => f.endsWith('.json')).sort();
+// PPLAN_CLI overrides the binary (e.g. a developer's own build directory).
+const cli = process.env.PPLAN_CLI || resolve(root, 'build/native/core/pplan');
+
+/** The only field allowed to differ between runs: the search's wall-clock time. */
+const normalise = (text) => text.trim().replace(/"elapsed_ms": [0-9.e+-]+/g, '"elapsed_ms": 0');
+
+beforeAll(() => {
+  if (!existsSync(cli)) {
+    const env = { ...process.env };
+    execFileSync('cmake', ['--preset', 'native'], { cwd: root, env, stdio: 'ignore' });
+    execFileSync('cmake', ['--build', '--preset', 'native', '--target', 'pplan'], { cwd: root, env, stdio: 'inherit' });
+  }
+}, 600000);
+
+function runCli(command, file) {
+  const r = spawnSync(cli, [command, resolve(examplesDir, file)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout };
+}
+
+describe('wasm and CLI answer byte for byte the same', () => {
+  it('has examples to compare', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(3);
+    expect(examples).toContain('gpt3-175b-1024-a100.json');
+  });
+  for (const file of examples) {
+    for (const command of ['evaluate', 'plan']) {
+      it(`${command} examples/${file}`, async () => {
+        const scenario = JSON.parse(readFileSync(resolve(examplesDir, file), 'utf8'));
+        const native = runCli(command, file);
+        expect(native.status).toBe(0);
+        const wasm = await requestText({ command, scenario });
+        expect(normalise(wasm)).toBe(normalise(native.stdout));
+      });
+    }
+  }
+});
+
+describe('envelope mapping', () => {
+  it('returns the body of an ok envelope', async () => {
+    const body = await request({ command: 'version' });
+    expect(body.ok).toBe(true);
+    expect(body.schema_version).toBe(1);
+    expect(body.engine_version).toBe(await engineVersion());
+  });
+
+  it('turns truncated JSON into a PlannerError with the engine code', async () => {
+    const error = await request('{"command":"plan","scenario":{').catch((e) => e);
+    expect(error).toBeInstanceOf(PlannerError);
+    expect(error.code).toBe('schema.parse_error');
+  });
+
+  it('keeps the JSON path of a bad field', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    scenario.parallel.ppp = 4;
+    const error = await request({ command: 'evaluate', scenario }).catch((e) => e);
+    expect(error).toBeInstanceOf(PlannerError);
+    expect(error.code).toBe('schema.unknown_field');
+    expect(error.path).toBe('/parallel/ppp');
+  });
+
+  it('names the field of a wrong type', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    scenario.cluster.gpus = '8x';
+    const error = await request({ command: 'plan', scenario }).catch((e) => e);
+    expect(error.path).toBe('/cluster/gpus');
+    expect(error.message).toMatch(/gpus/);
+  });
+
+  it('maps anything the module throws to internal', () => {
+    for (const thrown of [5258280, new Error('x'), undefined]) {
+      const fake = { handleRequest: () => { throw thrown; } };
+      expect(() => callEngine(fake, '{}')).toThrow(PlannerError);
+      try { callEngine(fake, '{}'); } catch (e) { expect(e.code).toBe('internal'); }
+    }
+  });
+
+  it('unwrap rejects malformed envelopes', () => {
+    expect(() => unwrap('not json')).toThrow(PlannerError);
+    expect(() => unwrap('{"ok":false,"error":{"code":"x.y","path":"/a","message":"m"}}')).toThrow('m');
+    expect(unwrap('{"ok":true,"a":1}').a).toBe(1);
+  });
+
+  it('an infeasible scenario is data, not an error', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    scenario.cluster.gpus = 8;
+    scenario.training.global_batch = 8;
+    scenario.parallel = { tp: 8, pp: 1 };
+    const body = await request({ command: 'plan', scenario });
+    expect(body.plans).toEqual([]);
+    expect(body.explanation.has_plan).toBe(false);
+  });
+});

@@ -1,0 +1,140 @@
+// @vitest-environment node
+// URL state: round trips, hash stability, legacy links, corrupt and hostile links, compression.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_STATE, MAX_HASH_CHARS, SCENARIO_KEYS, decodeHash, emptyState, encodeHash,
+} from '../src/state/url.js';
+import { fromScenario } from '../src/state/scenario.js';
+
+const fixtures = JSON.parse(readFileSync(new URL('./fixtures/links.json', import.meta.url), 'utf8'));
+const example = JSON.parse(readFileSync(new URL('../../examples/gpt3-175b-1024-a100.json', import.meta.url), 'utf8'));
+
+const customState = {
+  ...DEFAULT_STATE,
+  model: {
+    name: 'My 13B', layers: '40', hidden: '5120', heads: '40', kv_heads: '40', ffn_hidden: '13824',
+    vocab: '32000', activation: 'swiglu', moe: { experts: '8', top_k: '2', shared_experts: '', expert_ffn_hidden: '13824', dense_layers: '' },
+  },
+  gpu: { name: 'Lab GPU', memory_gb: '96', bf16_tflops: '800', fp8_tflops: '1600', nvlink_gbytes_per_s: '450', network_gbytes_per_s: '50' },
+  tp: '', pp: '', sel: '3',
+};
+
+async function deflateToBase64Url(text) {
+  const stream = new Response(new TextEncoder().encode(text)).body.pipeThrough(new CompressionStream('deflate-raw'));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  return Buffer.from(bytes).toString('base64url');
+}
+
+describe('url state', () => {
+  it('the default state is examples/gpt3-175b-1024-a100.json', () => {
+    expect(fromScenario(example)).toEqual({ ...DEFAULT_STATE });
+  });
+
+  it('an empty hash opens the default example without a warning', async () => {
+    expect(await decodeHash('')).toEqual({ state: { ...DEFAULT_STATE }, warning: null });
+    expect(await decodeHash('#')).toEqual({ state: { ...DEFAULT_STATE }, warning: null });
+  });
+
+  it('decode(encode(s)) equals s for preset states (readable keys)', async () => {
+    const s = { ...DEFAULT_STATE, tp: '', zero: '1', sel: '4', tab: 'examples' };
+    const hash = await encodeHash(s);
+    expect(hash).toMatch(/^v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024/);
+    expect(hash).not.toContain('z=');
+    expect((await decodeHash(hash)).state).toEqual(s);
+  });
+
+  it('decode(encode(s)) equals s for custom specs (compressed payload)', async () => {
+    const hash = await encodeHash(customState);
+    expect(hash).toMatch(/^v=1&z=[A-Za-z0-9_-]+&sel=3$/);
+    const decoded = await decodeHash(`#${hash}`);
+    expect(decoded.warning).toBeNull();
+    expect(decoded.state).toEqual(customState);
+  });
+
+  it('keeps extra scenario fields (x) through the payload', async () => {
+    const s = { ...DEFAULT_STATE, x: { training: { token_budget: 3e11 }, parallel: { first_stage_layers: 7 } } };
+    const decoded = await decodeHash(await encodeHash(s));
+    expect(decoded.state).toEqual(s);
+  });
+
+  it('encode(decode(h)) === h (hash stability) for every fixture and for generated links', async () => {
+    for (const h of fixtures.legacy.filter((f) => f.hash.startsWith('#v=')).map((f) => f.hash.slice(1))) {
+      expect(await encodeHash((await decodeHash(h)).state)).toBe(h);
+    }
+    const z = await encodeHash(customState);
+    expect(await encodeHash((await decodeHash(z)).state)).toBe(z);
+  });
+
+  it('opens every legacy link to the same state, forever', async () => {
+    for (const f of fixtures.legacy) {
+      const decoded = await decodeHash(f.hash);
+      expect(decoded.warning, f.name).toBeNull();
+      expect(decoded.state, f.name).toEqual({ ...emptyState(), ...f.state });
+    }
+  });
+
+  it('values with spaces, unicode and &= survive', async () => {
+    const s = { ...DEFAULT_STATE, gpus: '1 024 & =ü' };
+    expect((await decodeHash(await encodeHash(s))).state).toEqual(s);
+  });
+
+  it('script-like values stay inert text', async () => {
+    const evil = '<img src=x onerror=alert(1)>';
+    const decoded = await decodeHash(`#v=1&model=${encodeURIComponent(evil)}&gpu=a100-80gb&gpus=%3Cscript%3E`);
+    expect(decoded.state.model).toBe(evil);
+    expect(decoded.state.gpus).toBe('<script>');
+  });
+});
+
+describe('corrupt, hostile and foreign links fall back to defaults with a warning', () => {
+  const expectFallback = async (hash, kind) => {
+    const decoded = await decodeHash(hash);
+    expect(decoded.state).toEqual({ ...DEFAULT_STATE });
+    expect(decoded.warning).not.toBeNull();
+    if (kind) expect(decoded.warning.kind).toBe(kind);
+    expect(decoded.warning.message.length).toBeGreaterThan(5);
+  };
+
+  it('a truncated payload', async () => {
+    const hash = await encodeHash(customState);
+    const z = /z=([^&]+)/.exec(hash)[1];
+    await expectFallback(`#v=1&z=${z.slice(0, Math.floor(z.length / 2))}`, 'corrupt');
+  });
+  it('a payload that is not base64url', async () => expectFallback('#v=1&z=@@@', 'corrupt'));
+  it('a payload that is not deflate', async () => expectFallback('#v=1&z=AAAAAAAAAAAA', 'corrupt'));
+  it('a payload that is not JSON', async () => expectFallback(`#v=1&z=${await deflateToBase64Url('{"model":')}`, 'corrupt'));
+  it('a payload that is not an object', async () => expectFallback(`#v=1&z=${await deflateToBase64Url('[1,2]')}`, 'corrupt'));
+  it('a payload with nested junk', async () => {
+    await expectFallback(`#v=1&z=${await deflateToBase64Url('{"model":{"layers":{"a":[1]}}}')}`, 'corrupt');
+    await expectFallback(`#v=1&z=${await deflateToBase64Url('{"gpus":{"toString":1}}')}`, 'corrupt');
+  });
+  it('a payload that inflates past 64 KB (zip bomb)', async () => {
+    await expectFallback(`#v=1&z=${await deflateToBase64Url(JSON.stringify({ gpus: 'a'.repeat(200000) }))}`, 'oversized');
+  });
+  it('an oversized hash', async () => expectFallback(`#v=1&model=${'x'.repeat(MAX_HASH_CHARS)}`, 'oversized'));
+  it('an overlong value', async () => expectFallback(`#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=${'9'.repeat(500)}`, 'corrupt'));
+  it('a malformed escape', async () => expectFallback('#v=1&model=%E0%A4%A', 'corrupt'));
+  it('a link from a newer pplan', async () => expectFallback('#v=99&model=gpt3-175b', 'newer'));
+  it('a bad version', async () => expectFallback('#v=one&model=gpt3-175b', 'corrupt'));
+  it('something that is not a pplan link', async () => expectFallback('#section-2', 'corrupt'));
+  it('a link with neither model nor GPU', async () => expectFallback('#v=1&gpus=8', 'corrupt'));
+
+  it('unknown keys are ignored with a notice, the rest is kept', async () => {
+    const decoded = await decodeHash('#v=1&model=llama3-8b&gpu=h100-sxm&gpus=64&colour=red');
+    expect(decoded.state.model).toBe('llama3-8b');
+    expect(decoded.state.gpus).toBe('64');
+    expect(decoded.warning.kind).toBe('unknown');
+    expect(decoded.warning.message).toContain('colour');
+  });
+
+  it('bad UI values fall back to their defaults silently', async () => {
+    const decoded = await decodeHash('#v=1&model=llama3-8b&gpu=h100-sxm&sel=-1&tab=<b>&fmt=x%20y');
+    expect(decoded.warning).toBeNull();
+    expect([decoded.state.sel, decoded.state.tab, decoded.state.fmt]).toEqual(['0', 'plan', 'megatron']);
+  });
+
+  it('every scenario key is in the readable format', () => {
+    expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero']);
+  });
+});
