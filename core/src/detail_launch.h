@@ -107,6 +107,10 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
 /// Problems specific to Megatron-DeepSpeed / DeepSpeed (on top of megatron_problems).
 std::vector<LaunchProblem> deepspeed_problems(const Scenario& scenario, const LaunchFacts& facts);
 
+/// Problems specific to torchtitan (on top of megatron_problems).
+std::vector<LaunchProblem> torchtitan_problems(const Estimate& plan, const LaunchFacts& facts,
+                                               bool toml_era);
+
 /// Decimal integer text.
 std::string num(long long value);
 

@@ -332,10 +332,12 @@ ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
     problems = grid_problems(scenario, facts);
   } else {
     problems = megatron_problems(scenario, plan, facts);
-    if (format == "deepspeed") {
-      const std::vector<LaunchProblem> more = deepspeed_problems(scenario, facts);
-      problems.insert(problems.end(), more.begin(), more.end());
+    std::vector<LaunchProblem> more;
+    if (format == "deepspeed") more = deepspeed_problems(scenario, facts);
+    if (format == "torchtitan" || format == "torchtitan-toml") {
+      more = torchtitan_problems(plan, facts, format == "torchtitan-toml");
     }
+    problems.insert(problems.end(), more.begin(), more.end());
   }
   ordered_json j;
   j["format"] = format;

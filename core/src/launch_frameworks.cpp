@@ -72,10 +72,20 @@ TitanPipeline titan_pipeline(const Estimate& plan) {
   const ParallelConfig& p = plan.parallel;
   TitanPipeline t;
   t.schedule = p.vpp > 1 ? "Interleaved1F1B" : "1F1B";
-  const int units = plan.split.units_per_stage > 0 ? plan.split.units_per_stage : plan.split.first_layers;
+  const StageSplit& split = plan.split;
+  if (split.uneven && !split.embedding_counted && !split.loss_counted) {
+    // Explicit uneven split (vpp 1 only, see torchtitan_problems): the first/last stages are
+    // "less" than the fullest stage by the difference.
+    const int per = split.max_layers();
+    t.layers_per_stage = per;
+    t.first_less = per - split.first_layers;
+    t.last_less = per - split.last_layers;
+    return t;
+  }
+  const int units = split.units_per_stage > 0 ? split.units_per_stage : split.first_layers;
   t.layers_per_stage = units / std::max(1, p.vpp);
-  t.first_less = plan.split.embedding_counted ? 1 : 0;
-  t.last_less = plan.split.loss_counted ? 1 : 0;
+  t.first_less = split.embedding_counted ? 1 : 0;
+  t.last_less = split.loss_counted ? 1 : 0;
   return t;
 }
 
@@ -225,6 +235,32 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
     out << "filter_fqns = [\"output\"]\n";
   }
   return out.str();
+}
+
+std::vector<LaunchProblem> torchtitan_problems(const Estimate& plan, const LaunchFacts& f,
+                                               bool toml_era) {
+  std::vector<LaunchProblem> out;
+  const ParallelConfig& p = f.parallel;
+  const StageSplit& split = plan.split;
+  if (p.pp > 1 && p.vpp > 1 && split.uneven && !split.embedding_counted && !split.loss_counted) {
+    out.push_back({"torchtitan.uneven_interleaved",
+                   "an uneven split (" + num(split.first_layers) + "/" + num(split.middle_layers) +
+                       "/" + num(split.last_layers) +
+                       ") with virtual stages cannot be expressed with pipeline_parallel_layers_per_stage; "
+                       "set module_fqns_per_model_part by hand or use --format megatron"});
+  }
+  if (p.pp > 2 && split.uneven && !split.embedding_counted && !split.loss_counted &&
+      split.middle_layers != split.max_layers()) {
+    out.push_back({"torchtitan.uneven_split",
+                   "torchtitan can only make the first and last stages smaller than the middle ones"});
+  }
+  const TitanDp dp = titan_dp(p, toml_era);
+  if (p.ep > 1 && (1LL * dp.shard * p.cp * p.tp) % p.ep != 0) {
+    out.push_back({"torchtitan.ep_not_divisible",
+                   "torchtitan needs expert_parallel_degree " + num(p.ep) +
+                       " to divide dp_shard*cp*tp = " + num(1LL * dp.shard * p.cp * p.tp)});
+  }
+  return out;
 }
 
 std::vector<LaunchProblem> deepspeed_problems(const Scenario& scenario, const LaunchFacts& f) {
