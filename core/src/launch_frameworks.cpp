@@ -223,7 +223,7 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   }
   if (f.moe) {
     out << "expert_parallel_degree = " << p.ep << "\n";
-    out << "expert_tensor_parallel_degree = 1  # TOML era supports only 1 or tp\n";
+    out << "expert_tensor_parallel_degree = " << p.tp << "  # pplan prices expert TP = tp (TOML era: 1 or tp)\n";
   }
   out << "\n[activation_checkpoint]\n";
   out << "mode = \"" << recompute_name(p.recompute) << "\"\n";
