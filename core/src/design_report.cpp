@@ -306,7 +306,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
              (p.ep > 1 ? " (EP " + std::to_string(p.ep) + " inside DP·CP)" : "") + " = " +
              std::to_string(1LL * p.tp * p.cp * p.pp * p.dp) + " GPUs; vpp " +
              std::to_string(p.vpp) + ", micro-batch " + std::to_string(p.micro_batch) + ", " +
-             recompute_name(p.recompute) + " recompute" +
+             (p.recompute == Recompute::kNone ? std::string("no") : recompute_name(p.recompute)) + " recompute" +
              (p.sequence_parallel ? ", sequence parallel" : "") + ", optimizer sharding " +
              zero_name(p.zero) + ". One model replica spans " +
              std::to_string(1LL * p.tp * p.cp * p.pp) + " GPUs (" +
