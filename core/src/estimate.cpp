@@ -54,94 +54,131 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
 
 static std::string str(long long v) { return std::to_string(v); }
 
-std::vector<Diagnostic> check_structure(const Scenario& scenario, const ParallelConfig& p,
-                                        const StageSplit& split) {
-  std::vector<Diagnostic> out;
-  auto error = [&out](const char* code, std::string message) {
-    out.push_back({code, Severity::kError, std::move(message)});
-  };
-  auto warning = [&out](const char* code, std::string message) {
-    out.push_back({code, Severity::kWarning, std::move(message)});
-  };
+namespace {
+
+/// Visits every structural rule a configuration breaks. `visit(code, severity, message)`
+/// gets the message as a callable, so the search can skip building strings it never shows.
+template <typename Visit>
+void visit_structure(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
+                     Visit&& visit) {
   const ModelSpec& model = scenario.model;
   const ClusterSpec& cluster = scenario.cluster;
+  const Severity kErr = Severity::kError;
+  const Severity kWarn = Severity::kWarning;
   const long long product = 1LL * p.tp * p.pp * p.dp * p.cp;
   if (product != cluster.gpus) {
-    error("plan.gpu_count_mismatch", "tp·pp·dp·cp = " + str(p.tp) + "·" + str(p.pp) + "·" +
-                                         str(p.dp) + "·" + str(p.cp) + " = " + str(product) +
-                                         ", but the cluster has " + str(cluster.gpus) + " GPUs");
+    visit("plan.gpu_count_mismatch", kErr, [&] {
+      return "tp·pp·dp·cp = " + str(p.tp) + "·" + str(p.pp) + "·" + str(p.dp) + "·" + str(p.cp) +
+             " = " + str(product) + ", but the cluster has " + str(cluster.gpus) + " GPUs";
+    });
   }
   if (model.heads % p.tp != 0) {
-    error("plan.heads_not_divisible", str(model.heads) + " attention heads are not divisible by tp = " +
-                                          str(p.tp));
+    visit("plan.heads_not_divisible", kErr, [&] {
+      return str(model.heads) + " attention heads are not divisible by tp = " + str(p.tp);
+    });
   }
   if (model.kv_heads % p.tp != 0 && p.tp % model.kv_heads != 0) {
-    error("plan.kv_heads_not_divisible",
-          str(model.kv_heads) + " kv heads and tp = " + str(p.tp) +
-              " divide neither way (Megatron needs kv_heads % tp == 0 or tp % kv_heads == 0)");
+    visit("plan.kv_heads_not_divisible", kErr, [&] {
+      return str(model.kv_heads) + " kv heads and tp = " + str(p.tp) +
+             " divide neither way (Megatron needs kv_heads % tp == 0 or tp % kv_heads == 0)";
+    });
   }
-  if (!split.valid) error("plan.layers_not_divisible", split.reason);
+  if (!split.valid) visit("plan.layers_not_divisible", kErr, [&] { return split.reason; });
   const long long per_step = 1LL * p.micro_batch * p.dp;
   if (scenario.training.global_batch % per_step != 0) {
-    error("plan.batch_not_divisible", "global batch " + str(scenario.training.global_batch) +
-                                          " is not divisible by micro_batch·dp = " +
-                                          str(p.micro_batch) + "·" + str(p.dp) + " = " +
-                                          str(per_step));
+    visit("plan.batch_not_divisible", kErr, [&] {
+      return "global batch " + str(scenario.training.global_batch) +
+             " is not divisible by micro_batch·dp = " + str(p.micro_batch) + "·" + str(p.dp) +
+             " = " + str(per_step);
+    });
   }
   if (p.vpp > 1) {
     if (p.pp <= 1) {
-      error("plan.vpp_needs_pp", "interleaving (vpp = " + str(p.vpp) + ") needs pp > 1");
+      visit("plan.vpp_needs_pp", kErr,
+            [&] { return "interleaving (vpp = " + str(p.vpp) + ") needs pp > 1"; });
     } else if (split.valid && !vpp_divides(split, p.vpp)) {
-      const int units = split.units_per_stage;
-      error("plan.vpp_not_divisible",
-            "vpp = " + str(p.vpp) + " does not divide the " +
-                (units > 0 ? str(units) + " layers per stage"
-                           : "stage sizes " + str(split.first_layers) + "/" +
-                                 str(split.middle_layers) + "/" + str(split.last_layers)));
+      visit("plan.vpp_not_divisible", kErr, [&] {
+        const int units = split.units_per_stage;
+        return "vpp = " + str(p.vpp) + " does not divide the " +
+               (units > 0 ? str(units) + " layers per stage"
+                          : "stage sizes " + str(split.first_layers) + "/" +
+                                str(split.middle_layers) + "/" + str(split.last_layers));
+      });
     }
     const long long m = per_step > 0 ? scenario.training.global_batch / per_step : 0;
     if (p.pp > 1 && (m < p.pp || m % p.pp != 0)) {
-      error("plan.vpp_microbatches", "the interleaved schedule needs the " + str(m) +
-                                         " micro-batches to be a multiple of pp = " + str(p.pp));
+      visit("plan.vpp_microbatches", kErr, [&] {
+        return "the interleaved schedule needs the " + str(m) +
+               " micro-batches to be a multiple of pp = " + str(p.pp);
+      });
     }
   }
   if (p.cp > 1 && scenario.training.seq_len % (2 * p.cp) != 0) {
-    error("plan.cp_seq_not_divisible", "seq_len " + str(scenario.training.seq_len) +
-                                           " is not divisible by 2·cp = " + str(2 * p.cp));
+    visit("plan.cp_seq_not_divisible", kErr, [&] {
+      return "seq_len " + str(scenario.training.seq_len) + " is not divisible by 2·cp = " +
+             str(2 * p.cp);
+    });
   }
   if (p.ep > 1) {
     if (!model.moe || model.moe->experts <= 0) {
-      error("plan.ep_without_moe", "ep = " + str(p.ep) + " needs a mixture-of-experts model");
+      visit("plan.ep_without_moe", kErr,
+            [&] { return "ep = " + str(p.ep) + " needs a mixture-of-experts model"; });
     } else {
       if (model.moe->experts % p.ep != 0) {
-        error("plan.ep_not_divisible", str(model.moe->experts) + " experts are not divisible by ep = " +
-                                           str(p.ep));
+        visit("plan.ep_not_divisible", kErr, [&] {
+          return str(model.moe->experts) + " experts are not divisible by ep = " + str(p.ep);
+        });
       }
       if ((1LL * p.dp * p.cp) % p.ep != 0) {
-        error("plan.ep_not_divisible", "ep = " + str(p.ep) + " must divide dp·cp = " +
-                                           str(1LL * p.dp * p.cp) + " (EP borrows from data parallel)");
+        visit("plan.ep_not_divisible", kErr, [&] {
+          return "ep = " + str(p.ep) + " must divide dp·cp = " + str(1LL * p.dp * p.cp) +
+                 " (EP borrows from data parallel)";
+        });
       }
       // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
       // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
       const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
       if (ep_group.crosses_nodes()) {
-        warning("plan.ep_spans_nodes",
-                "ep = " + str(p.ep) + " (× expert-tp " + str(p.tp) + ") spans " + str(ep_group.nodes) +
-                    " nodes: " + str(ep_group.size - ep_group.ranks_per_node) + "/" + str(ep_group.size) +
-                    " of the all-to-all traffic crosses the network");
+        visit("plan.ep_spans_nodes", kWarn, [&] {
+          return "ep = " + str(p.ep) + " (× expert-tp " + str(p.tp) + ") spans " +
+                 str(ep_group.nodes) + " nodes: " +
+                 str(ep_group.size - ep_group.ranks_per_node) + "/" + str(ep_group.size) +
+                 " of the all-to-all traffic crosses the network";
+        });
       }
     }
   }
   if (p.tp > cluster.gpus_per_node) {
-    warning("plan.tp_exceeds_node", "tp = " + str(p.tp) + " spans more than the " +
-                                        str(cluster.gpus_per_node) +
-                                        " GPUs of one node: its all-reduces leave NVLink");
+    visit("plan.tp_exceeds_node", kWarn, [&] {
+      return "tp = " + str(p.tp) + " spans more than the " + str(cluster.gpus_per_node) +
+             " GPUs of one node: its all-reduces leave NVLink";
+    });
   }
   if (cluster.gpus % cluster.gpus_per_node != 0) {
-    warning("plan.gpus_per_node_mismatch", str(cluster.gpus) + " GPUs do not fill whole nodes of " +
-                                               str(cluster.gpus_per_node));
+    visit("plan.gpus_per_node_mismatch", kWarn, [&] {
+      return str(cluster.gpus) + " GPUs do not fill whole nodes of " + str(cluster.gpus_per_node);
+    });
   }
+}
+
+}  // namespace
+
+std::vector<Diagnostic> check_structure(const Scenario& scenario, const ParallelConfig& p,
+                                        const StageSplit& split) {
+  std::vector<Diagnostic> out;
+  visit_structure(scenario, p, split, [&out](const char* code, Severity severity, auto message) {
+    out.push_back({code, severity, message()});
+  });
   return out;
+}
+
+const char* first_structural_error(const Scenario& scenario, const ParallelConfig& p,
+                                   const StageSplit& split) {
+  const char* first = nullptr;
+  visit_structure(scenario, p, split, [&first](const char* code, Severity severity, auto) {
+    if (!first && severity == Severity::kError) first = code;
+  });
+  return first;
 }
 
 /// Per-micro-batch time of one stage and the parts it is made of.
@@ -205,12 +242,24 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   return f;
 }
 
-Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
+LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel) {
+  const ModelSpec& model = scenario.model;
+  // Layer 0 is dense unless every layer holds experts, and then no dense layer is counted.
+  const bool has_moe = model.moe && model.moe->experts > 0 && model.moe->dense_layers < model.layers;
+  LayerTimesPair pair;
+  pair.dense = layer_times(scenario, parallel, 0);
+  pair.moe = has_moe ? layer_times(scenario, parallel, model.moe->dense_layers) : pair.dense;
+  return pair;
+}
+
+Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
+                  const EvaluateOptions& options) {
   Estimate e;
   e.parallel = parallel;
   ParallelConfig& p = e.parallel;
+  const bool detailed = options.detailed;
   if (p.tp <= 1) {
-    if (p.sequence_parallel) {
+    if (p.sequence_parallel && detailed) {
       e.diagnostics.push_back({"plan.sp_needs_tp", Severity::kWarning,
                                "sequence_parallel has no effect at tp = 1 (Megatron turns it off)"});
     }
@@ -219,9 +268,13 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
   e.split = split_layers(model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
-  std::vector<Diagnostic> structural = check_structure(scenario, p, e.split);
-  e.diagnostics.insert(e.diagnostics.end(), structural.begin(), structural.end());
-  e.method = method_figures(scenario, p);
+  e.rejection_code = first_structural_error(scenario, p, e.split);
+  if (!detailed && e.rejection_code) return e;  // the search needs only the code
+  if (detailed) {
+    std::vector<Diagnostic> structural = check_structure(scenario, p, e.split);
+    e.diagnostics.insert(e.diagnostics.end(), structural.begin(), structural.end());
+    e.method = method_figures(scenario, p);
+  }
   if (!e.split.valid) {
     // Estimate the rest with the nearest even split so the numbers still say something.
     const int per = (model.layers + p.pp - 1) / p.pp;
@@ -229,7 +282,8 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   }
 
   // Memory on the peak stage.
-  const StageMemory peak = peak_stage_memory(scenario, p, e.split);
+  const StageMemory peak =
+      options.peak_memory ? *options.peak_memory : peak_stage_memory(scenario, p, e.split);
   e.memory.weights_bytes = peak.weights_bytes;
   e.memory.gradients_bytes = peak.gradients_bytes;
   e.memory.optimizer_bytes = peak.optimizer_bytes;
@@ -240,22 +294,26 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   e.memory.peak_stage = peak.stage;
   e.fits_in_memory = e.memory.total_bytes <= e.memory.capacity_bytes;
   if (!e.fits_in_memory) {
-    e.diagnostics.push_back({"plan.out_of_memory", Severity::kError,
-                             "stage " + std::to_string(peak.stage) + " needs " +
-                                 format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) +
-                                 " GB but the GPU has " +
-                                 format_fixed(gpu.memory_bytes / units::kBytesPerGB, 1) + " GB"});
+    if (!e.rejection_code) e.rejection_code = "plan.out_of_memory";
+    if (!detailed) return e;
+    if (detailed) {
+      e.diagnostics.push_back({"plan.out_of_memory", Severity::kError,
+                               "stage " + std::to_string(peak.stage) + " needs " +
+                                   format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) +
+                                   " GB but the GPU has " +
+                                   format_fixed(gpu.memory_bytes / units::kBytesPerGB, 1) + " GB"});
+    }
   }
 
   // Pipeline.
   e.microbatches = microbatches(scenario.training.global_batch, p.dp, p.micro_batch);
   e.bubble_fraction = bubble_fraction(p.pp, p.vpp, e.microbatches);
 
-  // Per-layer times, dense and MoE, and the slowest stage.
-  // Layer 0 is dense unless every layer holds experts, and then no dense layer is counted.
-  const bool has_moe = model.moe && model.moe->experts > 0 && model.moe->dense_layers < model.layers;
-  const LayerTimes dense = layer_times(scenario, p, 0);
-  const LayerTimes moe = has_moe ? layer_times(scenario, p, model.moe->dense_layers) : dense;
+  // Per-layer times, dense and MoE (the search passes them cached), and the slowest stage.
+  const LayerTimesPair computed = options.layer_times ? LayerTimesPair{} : layer_times_for(scenario, p);
+  const LayerTimesPair& times = options.layer_times ? *options.layer_times : computed;
+  const LayerTimes& dense = times.dense;
+  const LayerTimes& moe = times.moe;
   StageTime slowest = stage_time(scenario, p, e.split, 0, dense, moe);
   for (int stage : candidate_stages(model, e.split, p.pp)) {
     if (stage <= 0 || stage >= p.pp) continue;
@@ -321,6 +379,9 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
   t.optimizer_s = optimizer_step_s(opt_params, gpu);
   e.step_time_s = t.total_s();
 
+  e.feasible = e.rejection_code == nullptr;
+  if (!detailed) return e;  // the search ranks on step time; returned plans are re-evaluated
+
   // Throughput.
   const double peak_flops = peak_flops_per_s(gpu, scenario.training.precision);
   const double tokens_per_step = double(scenario.training.seq_len) * scenario.training.global_batch;
@@ -347,12 +408,12 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel) {
       e.days_to_train = scenario.training.token_budget / e.tokens_per_s / units::kSecondsPerDay;
     }
   }
-  if (e.bubble_fraction > 0.25) {
+  if (detailed && e.bubble_fraction > 0.25) {
     e.diagnostics.push_back({"plan.pp_bubble_large", Severity::kWarning,
                              "the pipeline bubble is " + format_fixed(e.bubble_fraction * 100, 0) +
                                  "% of compute: raise the micro-batch count or interleave"});
   }
-  e.feasible = !has_error(e.diagnostics);
+  e.feasible = e.rejection_code == nullptr;
   return e;
 }
 

@@ -118,18 +118,19 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   return mem;
 }
 
-std::vector<int> candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
-  std::vector<int> out{0};
-  if (pp > 1) out.push_back(1);
+StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
+  StageList out;
+  out.push(0);
+  if (pp > 1) out.push(1);
   if (model.moe && model.moe->experts > 0) {
     for (int stage = 2; stage < pp - 1; ++stage) {
       if (moe_layers_on_stage(model, split, stage, pp) == split.layers_on_stage(stage, pp)) {
-        out.push_back(stage);
+        out.push(stage);
         break;
       }
     }
   }
-  if (pp > 2) out.push_back(pp - 1);
+  if (pp > 2) out.push(pp - 1);
   return out;
 }
 

@@ -1,6 +1,11 @@
 #include "pplan/search.h"
 
+#include "pplan/memory.h"
+
 #include <algorithm>
+#include <array>
+#include <string_view>
+#include <map>
 #include <tuple>
 
 namespace pplan {
@@ -64,18 +69,22 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
   const long long gpus = scenario.cluster.gpus;
   const int global_batch = scenario.training.global_batch;
   const bool is_moe = model.moe && model.moe->experts > 0;
-  auto reject = [&stats](const std::string& code, long long count) {
-    stats.rejected_by_reason[code] += count;
+  // Codes are string literals: count them by view, without allocating per rejection.
+  std::map<std::string_view, long long> rejected;
+  auto reject = [&stats, &rejected](std::string_view code, long long count) {
+    rejected[code] += count;
     stats.configs_evaluated += count;
   };
 
   const std::vector<Recompute> recomputes =
       pin.recompute ? std::vector<Recompute>{*pin.recompute}
-                    : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+                    : std::vector<Recompute>{Recompute::kFull, Recompute::kSelective, Recompute::kNone};
   const std::vector<int> zeros = pinned_or(pin.zero, {0, 1, 2, 3});
 
   for (int tp : pinned_or(pin.tp, divisors(gpus))) {
     for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
+      // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
+      std::map<std::array<int, 4>, LayerTimesPair> layer_cache;
       for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
         if (stats.capped) break;
         const int dp = static_cast<int>(gpus / tp / cp / pp);
@@ -105,15 +114,9 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
         base.last_stage_layers = pin.last_stage_layers.value_or(0);
         const StageSplit split = split_layers(model.layers, pp, base.first_stage_layers,
                                               base.last_stage_layers);
-        // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero.
-        std::vector<Diagnostic> structural = check_structure(scenario, base, split);
-        const Diagnostic* blocking = nullptr;
-        for (const Diagnostic& d : structural) {
-          if (d.severity == Severity::kError && d.code != "plan.batch_not_divisible") {
-            blocking = &d;
-            break;
-          }
-        }
+        // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
+        // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
+        const char* blocking = first_structural_error(scenario, base, split);
         if (global_batch % dp != 0) {
           reject("plan.batch_not_divisible", inner_per_mb_vpp);
           continue;
@@ -135,16 +138,34 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
             ep_rejected * static_cast<long long>(sps.size() * recomputes.size() * zeros.size() *
                                                  micro_batches.size() * vpps.size());
         if (blocking) {
-          reject(blocking->code, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
+          reject(blocking, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
           continue;
         }
         if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
-        for (int mb : micro_batches) {
+        const double capacity = scenario.cluster.gpu.memory_bytes;
+        const long long inner_per_vpp =
+            static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
+        // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
+        auto vpp_schedule_ok = [&](int mb, int vpp) {
+          const long long m = global_batch / (1LL * dp * mb);
+          return vpp <= 1 || (m >= pp && m % pp == 0);
+        };
+        for (std::size_t mb_index = 0; mb_index < micro_batches.size() && !stats.capped; ++mb_index) {
+          const int mb = micro_batches[mb_index];
+          bool any_fit = false;
+          bool all_checked = true;
           for (int vpp : vpps) {
+            if (!vpp_schedule_ok(mb, vpp)) {
+              reject("plan.vpp_microbatches", inner_per_vpp);
+              all_checked = false;
+              continue;
+            }
             for (int ep : eps) {
               for (int sp : sps) {
-                for (Recompute rc : recomputes) {
-                  for (int zero : zeros) {
+                for (int zero : zeros) {
+                  // Recompute candidates run from least to most memory (full, selective, none):
+                  // once one does not fit, the rest cannot either.
+                  for (std::size_t r = 0; r < recomputes.size(); ++r) {
                     if (stats.configs_evaluated >= options.max_configs) {
                       stats.capped = true;
                       break;
@@ -154,18 +175,54 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                     p.vpp = vpp;
                     p.ep = ep;
                     p.sequence_parallel = sp != 0;
-                    p.recompute = rc;
+                    p.recompute = recomputes[r];
                     p.zero = zero;
-                    Estimate e = evaluate(scenario, p);
+                    const StageMemory peak = peak_stage_memory(scenario, p, split);
+                    const double memory = peak.total_bytes();
+                    if (memory > capacity) {
+                      reject("plan.out_of_memory", static_cast<long long>(recomputes.size() - r));
+                      const double ratio = memory / capacity;
+                      if (result.nearest_infeasible.size() < 3 ||
+                          ratio < result.nearest_infeasible.back().memory.total_bytes /
+                                      result.nearest_infeasible.back().memory.capacity_bytes) {
+                        EvaluateOptions fast;
+                        fast.detailed = false;
+                        keep_top(result.nearest_infeasible, evaluate(scenario, p, fast), 3,
+                                 less_over_memory);
+                      }
+                      break;
+                    }
+                    any_fit = true;
+                    const std::array<int, 4> key{mb, ep, sp, int(p.recompute)};
+                    auto cached = layer_cache.find(key);
+                    if (cached == layer_cache.end()) {
+                      cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
+                    }
+                    // Bound: every micro-batch and the bubble pass through the fullest stage,
+                    // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
+                    // A plan whose bound already loses to the kept ones cannot win.
+                    if (static_cast<int>(result.plans.size()) >= options.top) {
+                      const LayerTimesPair& lt = cached->second;
+                      const double m = double(global_batch) / (double(dp) * mb);
+                      const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
+                                           std::min(lt.dense.total_s(), lt.moe.total_s());
+                      if (bound > result.plans.back().step_time_s) {
+                        if (const char* code = first_structural_error(scenario, p, split)) {
+                          reject(code, 1);
+                        } else {
+                          ++stats.configs_evaluated;
+                          ++stats.feasible;
+                        }
+                        continue;
+                      }
+                    }
+                    EvaluateOptions fast;
+                    fast.detailed = false;
+                    fast.layer_times = &cached->second;
+                    fast.peak_memory = &peak;
+                    Estimate e = evaluate(scenario, p, fast);
                     if (!e.feasible) {
-                      const Diagnostic* first = nullptr;
-                      for (const Diagnostic& d : e.diagnostics) {
-                        if (d.severity == Severity::kError) { first = &d; break; }
-                      }
-                      reject(first ? first->code : "plan.infeasible", 1);
-                      if (first && first->code == "plan.out_of_memory") {
-                        keep_top(result.nearest_infeasible, std::move(e), 3, less_over_memory);
-                      }
+                      reject(e.rejection_code, 1);
                       continue;
                     }
                     ++stats.configs_evaluated;
@@ -176,10 +233,25 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
               }
             }
           }
+          if (!any_fit && all_checked) {
+            // Memory grows with the micro-batch: nothing larger fits either.
+            for (std::size_t later = mb_index + 1; later < micro_batches.size(); ++later) {
+              for (int vpp : vpps) {
+                reject(vpp_schedule_ok(micro_batches[later], vpp) ? "plan.out_of_memory"
+                                                                   : "plan.vpp_microbatches",
+                       inner_per_vpp);
+              }
+            }
+            break;
+          }
         }
       }
     }
   }
+  for (const auto& kv : rejected) stats.rejected_by_reason[std::string(kv.first)] += kv.second;
+  // The search ranked on numbers alone; give the returned plans their messages and figures.
+  for (Estimate& e : result.plans) e = evaluate(scenario, e.parallel);
+  for (Estimate& e : result.nearest_infeasible) e = evaluate(scenario, e.parallel);
   return result;
 }
 

@@ -3,7 +3,9 @@
 
 #include <vector>
 
+#include "pplan/compute.h"
 #include "pplan/diagnostics.h"
+#include "pplan/memory.h"
 #include "pplan/pipeline.h"
 #include "pplan/specs.h"
 
@@ -70,7 +72,8 @@ struct Estimate {
   double tokens_per_s = 0;
   double days_to_train = 0;   ///< 0 when no token budget is given
   MethodFigures method;
-  std::vector<Diagnostic> diagnostics;
+  std::vector<Diagnostic> diagnostics;   ///< empty when evaluated with detailed = false
+  const char* rejection_code = nullptr;  ///< the first error's code, in both modes
 };
 
 /// Resolves a scenario's pinned fields into a complete config, with documented defaults:
@@ -82,7 +85,31 @@ ParallelConfig resolve_defaults(const Scenario& scenario);
 std::vector<Diagnostic> check_structure(const Scenario& scenario, const ParallelConfig& parallel,
                                         const StageSplit& split);
 
+/// The code of the first structural error, or nullptr: check_structure without the messages.
+const char* first_structural_error(const Scenario& scenario, const ParallelConfig& parallel,
+                                   const StageSplit& split);
+
+/// Per-layer times of a configuration's dense and MoE layers. They depend only on tp, cp, ep,
+/// micro_batch, sequence_parallel and recompute, so the search computes them once per tuple.
+struct LayerTimesPair {
+  LayerTimes dense;
+  LayerTimes moe;
+};
+
+/// The layer times evaluate() uses for `parallel`.
+LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// How much of an estimate to produce.
+struct EvaluateOptions {
+  /// Diagnostic messages, warnings and the method figures; the search turns them off and
+  /// re-evaluates only the plans it returns. Numbers are identical either way.
+  bool detailed = true;
+  const LayerTimesPair* layer_times = nullptr;  ///< precomputed (the search's cache)
+  const StageMemory* peak_memory = nullptr;     ///< precomputed peak_stage_memory()
+};
+
 /// The full estimate of one configuration. Never throws; infeasibility is in diagnostics.
-Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel);
+Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
+                  const EvaluateOptions& options = {});
 
 }  // namespace pplan

@@ -41,7 +41,18 @@ int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int sta
 /// flight among the middle ones), the first middle stage holding only MoE layers (when the
 /// leading dense layers end inside a stage, the next one holds more experts), and the last.
 /// Every other stage is dominated by one of these.
-std::vector<int> candidate_stages(const ModelSpec& model, const StageSplit& split, int pp);
+/// Up to four stage indices, without allocating (the search asks for them per configuration).
+struct StageList {
+  int stages[4] = {0, 0, 0, 0};
+  int count = 0;
+  void push(int stage) {
+    if (count < 4) stages[count++] = stage;
+  }
+  const int* begin() const { return stages; }
+  const int* end() const { return stages + count; }
+};
+
+StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp);
 
 /// Memory of one pipeline stage, bytes.
 struct StageMemory {
