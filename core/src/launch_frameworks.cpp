@@ -99,6 +99,13 @@ std::string rendezvous_placeholders() {
          "MASTER_PORT=${MASTER_PORT:-29500}\n";
 }
 
+/// NeMo's precision plugin (recipes/precision/mixed_precision.py): delayed-scaling FP8 before
+/// Blackwell, MXFP8 on Blackwell.
+std::string nemo_precision(const LaunchFacts& f) {
+  if (!f.fp8) return "bf16_mixed";
+  return f.architecture == "blackwell" ? "bf16_with_mxfp8_mixed" : "bf16_with_fp8_mixed";
+}
+
 bool explicit_uneven(const StageSplit& split) {
   return split.uneven && !split.embedding_counted && !split.loss_counted;
 }
@@ -395,7 +402,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "import nemo_run as run\n";
   out << "from nemo.collections import llm\n";
   out << "from nemo.collections.llm.recipes.precision.mixed_precision import "
-      << (f.fp8 ? "bf16_with_fp8_mixed" : "bf16_mixed") << "\n\n";
+      << nemo_precision(f) << "\n\n";
   out << "recipe = llm." << recipe << ".pretrain_recipe(\n";
   out << "    name=\"pplan\", dir=\"/path/to/checkpoints\",  # PLACEHOLDER\n";
   out << "    num_nodes=" << f.nodes << ", num_gpus_per_node=" << f.nproc_per_node << ")\n";
@@ -449,7 +456,11 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   } else {
     out << "recipe.model.config.recompute_granularity = None\n";
   }
-  out << "recipe.trainer.plugins = " << (f.fp8 ? "bf16_with_fp8_mixed()" : "bf16_mixed()") << "\n\n";
+  out << "recipe.trainer.plugins = " << nemo_precision(f) << "()\n";
+  if (f.fp8 && p.zero == 0) {
+    out << "recipe.trainer.plugins.fp8_param_gather = False  # needs the distributed optimizer (ZeRO >= 1)\n";
+  }
+  out << "\n";
   out << "executor = run.SlurmExecutor(\n";
   out << "    account=\"PLACEHOLDER_ACCOUNT\", partition=\"PLACEHOLDER_PARTITION\",\n";
   out << "    nodes=" << f.nodes << ", ntasks_per_node=" << f.nproc_per_node << ", gpus_per_node="

@@ -232,14 +232,35 @@ std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& f
   return out.str();
 }
 
+/// Why ZeRO-2/3 become Megatron-FSDP, said once in every Megatron-based script.
+std::string zero_note(const LaunchFacts& f) {
+  if (!f.megatron_fsdp) return "";
+  const ParallelConfig& p = f.parallel;
+  std::string note =
+      "# ZeRO-" + num(p.zero) + ": Megatron-LM has no ZeRO-2/3 switch; the equivalent is Megatron-FSDP "
+      "(--use-megatron-fsdp, --data-parallel-sharding-strategy " +
+      std::string(p.zero == 2 ? "optim_grads" : "optim_grads_params") +
+      "), which needs --ckpt-format fsdp_dtensor\n"
+      "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; launch.md §1.2, §1.3.12).\n";
+  if ((p.tp > 1 || p.cp > 1) && f.architecture != "blackwell") {
+    note += "# With TP/CP before Blackwell Megatron only warns: TP overlap prefers 1, FSDP prefers more queues.\n";
+  }
+  return note;
+}
+
 std::string megatron_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
   const std::vector<FlagGroup> groups = megatron_flags(scenario, plan, f);
   std::ostringstream out;
   out << "#!/bin/bash\n";
   out << plan_header(scenario, plan, f, "Megatron-LM pretrain_gpt.py launch");
-  out << "# Run this script once on every node with NODE_RANK = 0.." << (f.nodes - 1)
-      << " (static rendezvous, as Megatron's examples do);\n";
+  if (f.nodes > 1) {
+    out << "# Run this script once on every node with NODE_RANK = 0.." << (f.nodes - 1)
+        << " (static rendezvous, as Megatron's examples do);\n";
+  } else {
+    out << "# One node: run this script once;\n";
+  }
   out << "# --format slurm wraps the same arguments in an sbatch script.\n";
+  out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);
   out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # node 0's address (PLACEHOLDER on multi-node runs)\n";
@@ -279,6 +300,7 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
       << f.nproc_per_node << " GPUs (c10d rendezvous).\n";
   out << "# Pattern B (one task per GPU, no torchrun) is at the end of this file.\n";
   out << "# PLACEHOLDERS in the header: --account, --partition, --time, --cpus-per-task (cores per node).\n";
+  out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);
   out << "# PLACEHOLDER (pyxis/enroot sites): container image and mounts for srun, or leave empty.\n";
