@@ -17,6 +17,20 @@ export const CSP = [
   "form-action 'none'",
 ].join('; ');
 
+// Starts downloading the engine chunk alongside the page's own script: the shell still renders
+// first (the engine is a separate, lazily imported module), but the first plan comes sooner.
+const preloadEnginePlugin = {
+  name: 'pplan-preload-engine',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler: (html, ctx) => {
+      const chunk = Object.values(ctx.bundle || {}).find((c) => c.type === 'chunk' && /generated\/pplan\.mjs$/.test(c.facadeModuleId || ''));
+      return chunk ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `./${chunk.fileName}` }, injectTo: 'head' }] : [];
+    },
+  },
+};
+
 const cspPlugin = {
   name: 'pplan-csp',
   apply: 'build',
@@ -28,7 +42,7 @@ const cspPlugin = {
 
 export default defineConfig({
   base: './',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), cspPlugin],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), preloadEnginePlugin, cspPlugin],
   server: { fs: { allow: ['..'] } },
   build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 800 },
   test: {

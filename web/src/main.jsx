@@ -2,7 +2,11 @@ import { render } from 'preact';
 import { App } from './app/App.jsx';
 import { createStore } from './state/store.js';
 import { isEmbed } from './state/embed.js';
+import { loadEngine } from './engine/index.js';
 import './styles.css';
+
+// Start the engine (download, compile) now; the shell renders while it loads.
+loadEngine().catch(() => {});
 
 const embed = isEmbed(window.location.search);
 const store = createStore({ embed });

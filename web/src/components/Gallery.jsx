@@ -11,7 +11,9 @@ function Pplan({ result, metric }) {
   if (result.error) return <span class="muted">{result.error.message}</span>;
   if (!result.plan) return <span class="muted">no plan fits</span>;
   const e = result.plan;
-  return <span>{fmtPct(e[metric], 0)} · {e.tflops_per_gpu.toFixed(0)} TFLOP/s · {layoutText(e.parallel)}{e.fits ? '' : ' (does not fit)'}</span>;
+  // tflops_per_gpu counts model FLOPs; for an HFU comparison count recomputation too (hfu/mfu).
+  const tflops = metric === 'hfu' && e.mfu > 0 ? e.tflops_per_gpu * (e.hfu / e.mfu) : e.tflops_per_gpu;
+  return <span>{metric.toUpperCase()} {fmtPct(e[metric], 0)} · {tflops.toFixed(0)} TFLOP/s · {layoutText(e.parallel)}{e.fits ? '' : ' (does not fit)'}</span>;
 }
 
 export function Gallery({ results, onLoad }) {

@@ -2,10 +2,22 @@
 import { StackedBar } from './StackedBar.jsx';
 import { fmtGb } from '../state/format.js';
 
+const KNOWN = [['weights', 'Weights'], ['gradients', 'Gradients'], ['optimizer', 'Optimizer'], ['activations', 'Activations'],
+  ['reserved', 'Reserved']];
+const NOT_PARTS = new Set(['total', 'capacity', 'peak_stage']);
+
+/** The parts of memory_gb that add up to its total: the known ones, then any the engine adds. */
+export function memoryParts(memory) {
+  const known = KNOWN.filter(([k]) => typeof memory[k] === 'number');
+  const extra = Object.keys(memory)
+    .filter((k) => typeof memory[k] === 'number' && !NOT_PARTS.has(k) && !KNOWN.some(([n]) => n === k))
+    .map((k) => [k, k.replace(/_/g, ' ')]);
+  return [...known, ...extra];
+}
+
 export function MemoryBar({ memory }) {
   if (!memory) return null;
-  const parts = [['weights', 'Weights'], ['gradients', 'Gradients'], ['optimizer', 'Optimizer'], ['activations', 'Activations']]
-    .map(([k, name]) => ({ name, value: memory[k], text: fmtGb(memory[k], 2), cls: `m-${k}` }));
+  const parts = memoryParts(memory).map(([k, name]) => ({ name, value: memory[k], text: fmtGb(memory[k], 2), cls: `m-${k}` }));
   const over = memory.total > memory.capacity;
   return (
     <section class="card" aria-labelledby="mem-h">

@@ -1,6 +1,7 @@
 // The method's worked answer (shared/reference/method.md) for the selected plan: the hand
 // calculation from the estimate's `method` block, with the engine's exact figure beside it.
 import { fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
+import { memoryParts } from './MemoryBar.jsx';
 
 export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemoryGb }) {
   if (!estimate || !estimate.method) return null;
@@ -34,9 +35,8 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
           <span>p = {p.pp}: <strong data-testid="m-states-gpu">{fmtGb(m.model_states_gb_per_gpu, 2)}</strong> +{' '}
             <strong data-testid="m-act">{fmtGb(m.activations_gb, 2)}</strong> activations ≈{' '}
             <strong data-testid="m-total">{fmtGb(m.total_gb, 1)}</strong> of {fmtGb(cap, 0)}: {m.fits ? 'fits' : 'does not fit'}.</span>
-          <span class="exact"> Exact, fullest stage: {fmtGb(mem.total, 2)} (weights {fmtGb(mem.weights, 2)}, gradients{' '}
-            {fmtGb(mem.gradients, 2)}, optimizer {fmtGb(mem.optimizer, 2)}, activations {fmtGb(mem.activations, 2)}
-            {p.zero > 0 ? `, ZeRO-${p.zero}` : ''}): it counts the stage's own layers plus the embedding, not 16Ψ/(t·p).</span>
+          <span class="exact"> Exact, fullest stage: {fmtGb(mem.total, 2)} ({memoryParts(mem).map(([k, name]) => `${name.toLowerCase()} ${fmtGb(mem[k], 2)}`).join(', ')}
+            {p.zero > 0 ? `; ZeRO-${p.zero}` : ''}) of {fmtGb(mem.capacity, 1)} usable: it counts the stage's own layers plus the embedding, not 16Ψ/(t·p).</span>
         </li>
         {(p.cp > 1 || p.ep > 1) ? <li><b>CP / EP.</b> CP = {p.cp}, EP = {p.ep}.</li> : null}
         <li>

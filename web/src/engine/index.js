@@ -14,11 +14,18 @@ export class PlannerError extends Error {
 
 let modulePromise = null;
 
+/** A performance mark for the e2e timing breakdown (no-op where unsupported). */
+export function mark(name) {
+  try { globalThis.performance?.mark?.(name); } catch { /* ignore */ }
+}
+
 /** Loads and instantiates the engine once; later calls share the same instance. */
 export function loadEngine() {
   if (!modulePromise) {
+    mark('pplan:engine-import');
     modulePromise = import('./generated/pplan.mjs')
-      .then((generated) => generated.default())
+      .then((generated) => { mark('pplan:engine-fetched'); return generated.default(); })
+      .then((engine) => { mark('pplan:engine-ready'); return engine; })
       .catch((e) => {
         modulePromise = null;
         throw new PlannerError('internal', `the engine failed to load: ${e && e.message ? e.message : e}`);

@@ -56,6 +56,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       if (seq !== computeSeq) return;
       result.value = response;
       error.value = null;
+      engine.mark('pplan:plan');
     } catch (e) {
       if (seq !== computeSeq) return;
       error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));

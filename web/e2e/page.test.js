@@ -1,0 +1,292 @@
+// The served page in real headless Chromium: worked numbers, shared links, URL updates, the
+// sandboxed embed, bad and hostile links, offline use, small screens; measures first-plan time
+// and the JS+wasm transferred, and saves screenshots to test-results/.
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { launchChromium } from './browser.js';
+import { encodeHash, DEFAULT_STATE } from '../src/state/url.js';
+import { iframeSnippet } from '../src/state/share.js';
+
+const baseUrl = inject('baseUrl');
+const origin = new URL(baseUrl).origin;
+const results = fileURLToPath(new URL('../test-results/', import.meta.url));
+mkdirSync(results, { recursive: true });
+const FIRST_PLAN_BUDGET_MS = 1000;
+const TRANSFER_BUDGET_KB = 400;
+
+let browser;
+beforeAll(async () => { browser = await launchChromium(); });
+afterAll(async () => { await browser?.close(); });
+
+/** A fresh context and page that records requests, CSP violations, dialogs and page errors. */
+async function openPage(url, { width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, serviceWorkers });
+  const page = await context.newPage();
+  const log = { requests: [], violations: [], dialogs: [], errors: [] };
+  page.on('request', (r) => log.requests.push(r.url()));
+  page.on('dialog', (d) => { log.dialogs.push(d.message()); d.dismiss(); });
+  page.on('pageerror', (e) => log.errors.push(e.message));
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) log.violations.push(m.text()); });
+  await context.addInitScript(() => {
+    // When the first plan's worked numbers appear, measured inside the page.
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-testid=m-min-gpus]')) { window.__firstPlanMs = performance.now(); observer.disconnect(); }
+    }).observe(document, { childList: true, subtree: true });
+    window.__csp = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  if (url) await page.goto(url);
+  return { context, page, log };
+}
+
+const methodText = (page, id) => page.locator(`[data-testid=${id}]`).first().textContent();
+const planText = async (page) => `${await page.locator('.summary').textContent()}|${await page.locator('table.plans').textContent()}`;
+
+describe('the main page', () => {
+  it('shows the worked answer, within the time and size budgets, with no request leaving the origin', async () => {
+    // Warm the browser process (not the page: each measured context starts with an empty cache),
+    // then time three cold loads and judge the median, so one hiccup of a shared CPU does not decide.
+    const warm = await openPage(baseUrl);
+    await warm.page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 15000 });
+    await warm.context.close();
+    const timings = [];
+    for (let i = 0; i < 2; i++) {
+      const run = await openPage(baseUrl);
+      await run.page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 15000 });
+      timings.push(await run.page.evaluate(() => window.__firstPlanMs));
+      await run.context.close();
+    }
+    const { context, page, log } = await openPage(null);
+    const scripts = [];
+    page.on('response', async (r) => {
+      const type = r.request().resourceType();
+      if (type === 'script' || /\.(m?js|wasm)(\?|$)/.test(r.url())) scripts.push(r);
+    });
+    await page.goto(baseUrl);
+    await page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 15000 });
+    timings.push(await page.evaluate(() => window.__firstPlanMs));
+    const firstPlanMs = [...timings].sort((a, b) => a - b)[1];
+    await page.waitForLoadState('networkidle');
+
+    expect(await methodText(page, 'm-states')).toBe('2.8 TB');
+    expect(await methodText(page, 'm-min-gpus')).toBe('35 GPUs');
+    expect(await methodText(page, 'm-half')).toBe('87.50 GB');
+    expect(await methodText(page, 'm-states-gpu')).toBe('43.75 GB');
+    expect(await methodText(page, 'm-act')).toBe('10.27 GB');
+    expect(await methodText(page, 'm-total')).toBe('54.0 GB');
+    expect(await methodText(page, 'm-dp')).toBe('16');
+    expect(await methodText(page, 'm-micro')).toBe('96');
+    expect(await methodText(page, 'm-bubble')).toBe('7.3%');
+    expect(await methodText(page, 'm-distopt')).toBe('13.0 GB');
+    expect(await page.locator('.method').textContent()).toContain('7/96');
+
+    let raw = 0;
+    let gzip = 0;
+    for (const r of scripts) {
+      const body = await r.body();
+      raw += body.length;
+      gzip += gzipSync(body).length;
+    }
+    const gzipKb = gzip / 1024;
+    console.log(`first plan on screen: ${firstPlanMs.toFixed(0)} ms median of ${timings.map((t) => t.toFixed(0)).join(', ')} (budget ${FIRST_PLAN_BUDGET_MS} ms)`);
+    console.log(`JS + wasm transferred: ${gzipKb.toFixed(1)} KB gzip (${(raw / 1024).toFixed(0)} KB raw, ${scripts.length} files; budget ${TRANSFER_BUDGET_KB} KB)`);
+    expect(firstPlanMs).toBeLessThan(FIRST_PLAN_BUDGET_MS);
+    expect(gzipKb).toBeLessThan(TRANSFER_BUDGET_KB);
+
+    const offOrigin = log.requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'));
+    expect(offOrigin).toEqual([]);
+    expect(await page.evaluate(() => window.__csp)).toEqual([]);
+    expect(log.violations).toEqual([]);
+    expect(log.errors).toEqual([]);
+    expect(await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content')).toContain("script-src 'self' 'wasm-unsafe-eval'");
+
+    const shot = `${results}main.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+    await context.close();
+  });
+
+  it('an edit updates the URL, and the link opens the same plan', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.selectOption('#f-model', 'llama3-70b');
+    await page.fill('#f-gpus', '512');
+    await page.fill('#f-tp', '');
+    await page.fill('#f-pp', '');
+    await page.fill('#f-dp', '');
+    await page.waitForFunction(() => /gpus=512/.test(location.hash) && /model=llama3-70b/.test(location.hash) && !/tp=/.test(location.hash));
+    await page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 1, null, { timeout: 20000 });
+    await page.click('button[aria-label="Select plan 2"]');
+    await page.waitForFunction(() => /sel=1/.test(location.hash));
+    const url = page.url();
+    const before = await planText(page);
+
+    const other = await openPage(url);
+    await other.page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 1, null, { timeout: 20000 });
+    expect(await planText(other.page)).toBe(before);
+    expect(await other.page.locator('#f-gpus').inputValue()).toBe('512');
+    await other.context.close();
+    await context.close();
+  });
+
+  it('a custom model travels in the compressed payload and loads the same plan', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.click('text=Architecture (edit to customise)');
+    await page.fill('#f-model-layers', '48');
+    await page.waitForFunction(() => /[#&]z=/.test(location.hash));
+    await page.waitForFunction(() => document.querySelector('[data-testid=m-states-gpu]')?.textContent !== '43.75 GB');
+    const before = await planText(page);
+    const other = await openPage(page.url());
+    await other.page.waitForSelector('table.plans');
+    expect(await planText(other.page)).toBe(before);
+    expect(await other.page.locator('#f-model-layers').inputValue()).toBe('48');
+    await other.context.close();
+    await context.close();
+  });
+
+  it('is usable from the keyboard', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    let reached = false;
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab');
+      reached = await page.evaluate(() => document.activeElement && document.activeElement.id === 'f-gbs');
+    }
+    expect(reached).toBe(true);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('768');
+    await page.waitForFunction(() => document.querySelector('[data-testid=m-micro]')?.textContent === '48');
+    await context.close();
+  });
+
+  it('fits a 375 px wide screen', async () => {
+    const { context, page } = await openPage(baseUrl, { width: 375, height: 800 });
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+    const shot = `${results}mobile-375.png`;
+    await page.screenshot({ path: shot, fullPage: false });
+    console.log(`screenshot: ${shot}`);
+    await context.close();
+  });
+});
+
+describe('links that are bad or hostile', () => {
+  it('a corrupt hash shows the banner and the default example', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&z=AAAAkill`);
+    await page.waitForSelector('[data-testid=link-banner]');
+    expect(await page.locator('[data-testid=link-banner]').textContent()).toMatch(/could not be read/);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    expect(await methodText(page, 'm-min-gpus')).toBe('35 GPUs');
+    await context.close();
+  });
+
+  it('an oversized hash shows the banner', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=${'a'.repeat(20000)}`);
+    await page.waitForSelector('[data-testid=link-banner]');
+    expect(await page.locator('[data-testid=link-banner]').textContent()).toMatch(/longer than/);
+    await context.close();
+  });
+
+  it('script-like values in every field stay text', async () => {
+    const evil = '<img src=x onerror=alert(1)><script>alert(2)</script>';
+    const hostile = { ...DEFAULT_STATE };
+    for (const k of ['gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero']) hostile[k] = evil;
+    const readable = await encodeHash({ ...hostile, model: evil, gpu: evil });
+    const payload = await encodeHash({
+      ...hostile,
+      model: { name: evil, layers: evil, hidden: evil, heads: evil, ffn_hidden: evil, vocab: evil, activation: evil, moe: { experts: evil } },
+      gpu: { name: evil, memory_gb: evil, bf16_tflops: evil, nvlink_gbytes_per_s: evil, network_gbytes_per_s: evil },
+    });
+    for (const hash of [readable, payload]) {
+      const { context, page, log } = await openPage(`${baseUrl}#${hash}`);
+      await page.waitForSelector('.notice');
+      expect(await page.locator('.notice').first().textContent()).toMatch(/must|unknown|not/);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('#app script').count()).toBe(0);
+      await page.waitForTimeout(200);
+      expect(log.dialogs).toEqual([]);
+      expect(log.errors).toEqual([]);
+      await context.close();
+    }
+  });
+});
+
+describe('embedding', () => {
+  it('renders in a sandboxed 600 px iframe, never rewrites its URL, and links out', async () => {
+    const { context, page, log } = await openPage(null, { width: 760, height: 700 });
+    const frameSrc = `${baseUrl}?embed=1#${await encodeHash(DEFAULT_STATE)}`;
+    // The wiki: another origin (its own loopback port) serving the snippet. A real server, not
+    // request interception: Chromium's local-network-access checks only let pages that came
+    // from the local network frame 127.0.0.1.
+    const hostHtml = `<!doctype html><title>wiki</title><h1 style="font:16px sans-serif">Wiki page</h1>
+             <div style="width:600px">${iframeSnippet(frameSrc)}</div>`;
+    const wiki = createServer((req, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(hostHtml); });
+    await new Promise((resolve) => wiki.listen(0, '127.0.0.1', resolve));
+    const host = `http://127.0.0.1:${wiki.address().port}/wiki.html`;
+    await page.goto(host);
+    const frame = page.frameLocator('iframe');
+    await frame.locator('[data-testid=m-min-gpus]').waitFor({ timeout: 15000 });
+    expect(await frame.locator('[data-testid=m-min-gpus]').textContent()).toBe('35 GPUs');
+    const link = frame.getByRole('link', { name: /Open in pplan/ });
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('href')).toMatch(new RegExp(`^${origin}/#v=1&model=gpt3-175b`));
+    const shot = `${results}embed.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+    await frame.locator('button[aria-label="Select plan 1"]').click();
+    await page.waitForTimeout(300);
+    const f = page.frames().find((x) => x.url().includes('embed=1'));
+    expect(f.url()).toBe(frameSrc);
+    expect(page.url()).toBe(host);
+    const overflow = await f.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(1);
+    const offOrigin = log.requests.filter((u) => !u.startsWith(`${origin}/`) && u !== host && !u.startsWith('data:'));
+    expect(offOrigin).toEqual([]);
+    await context.close();
+    await new Promise((resolve) => wiki.close(resolve));
+  });
+});
+
+describe('more views', () => {
+  it('the gallery shows published and pplan figures and loads an example in one click', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
+    await page.waitForSelector('table.gallery');
+    await page.waitForFunction(() => [...document.querySelectorAll('table.gallery td')].filter((td) => /TFLOP\/s/.test(td.textContent)).length >= 24, null, { timeout: 30000 });
+    expect(await page.locator('table.gallery').first().textContent()).toMatch(/MFU 41% · 400 TFLOP\/s · t8 p16 d128.*MFU \d+% · \d+ TFLOP\/s · t8 p16 d128/);
+    const shot = `${results}gallery.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+    await page.click('button[aria-label="Load Llama 3 405B, 8K context, 16,384 H100"]');
+    await page.waitForFunction(() => /gpus=16384/.test(location.hash) || /z=/.test(location.hash));
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    expect(await page.locator('#f-gpus').inputValue()).toBe('16384');
+    await context.close();
+  });
+
+  it('the launch tab shows a configuration or the engine message', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&tp=8&pp=8&tab=launch&fmt=megatron`);
+    await page.waitForSelector('pre.code, .notice', { timeout: 15000 });
+    const text = await page.locator('pre.code, .notice').first().textContent();
+    expect(text.length).toBeGreaterThan(10);
+    await context.close();
+  });
+
+  it('works offline once loaded', async () => {
+    const { context, page } = await openPage(baseUrl, { serviceWorkers: 'allow' });
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await page.reload(); // now controlled: the service worker caches what the page fetches
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.waitForLoadState('networkidle');
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 15000 });
+    expect(await methodText(page, 'm-min-gpus')).toBe('35 GPUs');
+    await context.close();
+  });
+});
