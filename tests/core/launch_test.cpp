@@ -608,6 +608,25 @@ TEST(MegatronLaunch, ConstraintViolationsGiveProblemsAndNoCommand) {
   EXPECT_EQ(rv["problems"][0]["code"], "megatron.vpp_not_divisible");
 }
 
+TEST(MegatronLaunch, OpenScenarioLaunchesTheSearchsBestPlan) {
+  const json s = {{"schema_version", 1},
+                  {"model", "llama3-8b"},
+                  {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
+                  {"training", {{"seq_len", 8192}, {"global_batch", 64}, {"precision", "bf16"}}}};
+  const json r = launch(s, "megatron");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
+  const json plans = json::parse(pplan::handle_request(
+      json({{"command", "plan"}, {"scenario", s}, {"top", 1}}).dump()));
+  const json& best = plans["plans"][0]["parallel"];
+  EXPECT_EQ(r["plan"]["parallel"], best);
+  const ArgMap a = parse_against_table(megatron_arguments(r["text"]), "open");
+  EXPECT_EQ(int_arg(a, "--tensor-model-parallel-size", 0), best["tp"].get<int>());
+  EXPECT_EQ(int_arg(a, "--pipeline-model-parallel-size", 0), best["pp"].get<int>());
+  EXPECT_EQ(int_arg(a, "--micro-batch-size", 0), best["micro_batch"].get<int>());
+  EXPECT_EQ(has(a, "--use-distributed-optimizer"), best["zero"].get<int>() >= 1);
+}
+
 TEST(EnvLaunch, MaxConnectionsFollowsArchitectureAndParallelism) {
   const std::string hopper = launch(example("launch-llama3-70b-64-h100-fp8"), "env")["text"];
   EXPECT_NE(hopper.find("export CUDA_DEVICE_MAX_CONNECTIONS=1 "), std::string::npos);
