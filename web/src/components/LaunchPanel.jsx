@@ -18,6 +18,8 @@ export function LaunchPanel({ format, onFormat, launch }) {
   const current = launch && launch.format === format ? launch : null;
   const text = current && current.response ? bodyText(current.response) : '';
   const problems = current && current.response && current.response.problems;
+  const plan = current && current.response && current.response.plan;
+  const p = plan && plan.parallel;
   return (
     <section aria-labelledby="launch-h">
       <h2 id="launch-h">Launch configuration</h2>
@@ -30,6 +32,10 @@ export function LaunchPanel({ format, onFormat, launch }) {
         ))}
       </div>
       {!current ? <p class="sub">Generating…</p> : null}
+      {p ? (
+        <p class="sub">For the plan TP {p.tp} · PP {p.pp}{p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP {p.dp}{p.cp > 1 ? ` · CP ${p.cp}` : ''}{p.ep > 1 ? ` · EP ${p.ep}` : ''},
+          micro-batch {p.micro_batch}, recompute {p.recompute}, ZeRO {p.zero} (pinned, or the search's best). Placeholders (paths, addresses) are marked in the text.</p>
+      ) : null}
       {current && current.error ? (
         <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>
       ) : null}

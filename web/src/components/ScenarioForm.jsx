@@ -106,7 +106,7 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
         <div class="grid">
           <Field id="f-seq" label="Sequence length" value={state.seq} onInput={(v) => onChange({ seq: v })} error={err('seq')} />
           <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
-          <Field id="f-prec" label="Precision" value={state.prec} options={[['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
+          <Field id="f-prec" label="Precision" value={state.prec} options={[['', 'default (BF16)'], ['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
                  onInput={(v) => onChange({ prec: v })} error={err('prec')} />
         </div>
       </fieldset>
