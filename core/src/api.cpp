@@ -150,6 +150,11 @@ std::string guarded(Body body) noexcept {
     } catch (const json::parse_error& e) {
       return finish(error_envelope("schema.parse_error", "/",
                                    std::string("not valid JSON (truncated or malformed): ") + e.what()));
+    } catch (const json::out_of_range& e) {
+      // 406: a number literal beyond a double (1e400) while parsing; it is too large, not a
+      // wrong type. The parser gives no position, so the path is the document.
+      return finish(error_envelope(e.id == 406 ? "input.out_of_range" : "schema.wrong_type", "/",
+                                   std::string(e.id == 406 ? "a number is too large: " : "") + e.what()));
     } catch (const json::exception& e) {
       return finish(error_envelope("schema.wrong_type", "/", e.what()));
     } catch (const std::exception& e) {

@@ -1,0 +1,355 @@
+// Properties over random valid scenarios (issue #7, "The engine"). Every case is drawn from a
+// seeded std::mt19937, so a failure names a reproducible case; each property prints how many
+// cases it checked. The properties hold for any calibration of the time model, so they assert
+// relations and hand formulas, never numbers the code printed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/scenario_files.h"
+#include "pplan/api.h"
+#include "pplan/estimate.h"
+#include "pplan/json_io.h"
+#include "pplan/search.h"
+
+namespace pplan {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+/// Draws scenarios the parser accepts: a custom dense or MoE model or a preset, a preset GPU,
+/// a GPU count of 2^k or 3·2^k, and a global batch that several dp values divide.
+class ScenarioGenerator {
+ public:
+  explicit ScenarioGenerator(unsigned seed) : rng_(seed) {}
+
+  template <typename T>
+  T pick(const std::vector<T>& values) {
+    return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng_)];
+  }
+  int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool coin() { return between(0, 1) == 1; }
+
+  json model() {
+    json m;
+    const int heads = pick<int>({8, 12, 16, 24, 32, 40, 64});
+    const int head_dim = pick<int>({64, 128});
+    m["layers"] = pick<int>({2, 4, 6, 8, 12, 16, 24, 32, 40, 48, 64, 80, 96});
+    m["hidden"] = heads * head_dim;
+    m["heads"] = heads;
+    std::vector<int> kv;
+    for (int k = 1; k <= heads; ++k) if (heads % k == 0) kv.push_back(k);
+    m["kv_heads"] = pick(kv);
+    const bool swiglu = coin();
+    m["activation"] = swiglu ? "swiglu" : "gelu";
+    m["ffn_hidden"] = swiglu ? (heads * head_dim * 8 / 3 + 127) / 128 * 128 : 4 * heads * head_dim;
+    m["vocab"] = pick<int>({32000, 50257, 128256});
+    if (between(0, 3) == 0) {
+      const int experts = pick<int>({8, 16, 64});
+      m["moe"] = {{"experts", experts},
+                  {"top_k", pick<int>({1, 2})},
+                  {"shared_experts", between(0, 1)},
+                  {"expert_ffn_hidden", pick<int>({512, 1024, 2048})},
+                  {"dense_layers", between(0, 1)}};
+    }
+    return m;
+  }
+
+  /// A scenario with `gpus` GPUs (0 = draw one); no parallel block.
+  json scenario(int gpus = 0) {
+    json s;
+    s["schema_version"] = 1;
+    s["model"] = between(0, 4) == 0
+                     ? json(pick<std::string>({"gpt3-175b", "llama3-8b", "llama3-70b", "deepseek-v3"}))
+                     : model();
+    if (gpus == 0) gpus = (1 << between(0, 8)) * pick<int>({1, 1, 3});
+    s["cluster"] = {{"gpu", pick<std::string>({"a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200"})},
+                    {"gpus", gpus},
+                    {"gpus_per_node", pick<int>({4, 8, 8})}};
+    s["training"] = {{"seq_len", pick<int>({1024, 2048, 4096, 8192})},
+                     {"global_batch", pick<int>({64, 256, 512, 1536, 3072})},
+                     {"precision", between(0, 3) == 0 ? "fp8" : "bf16"}};
+    return s;
+  }
+
+  std::mt19937& engine() { return rng_; }
+
+ private:
+  std::mt19937 rng_;
+};
+
+Scenario parse(const json& doc) { return parse_scenario(doc, load_presets()); }
+
+/// Every number in a document, with its JSON pointer, that is NaN or infinite.
+void collect_non_finite(const ordered_json& value, const std::string& path, std::vector<std::string>& out) {
+  if (value.is_number_float()) {
+    if (!std::isfinite(value.get<double>())) out.push_back(path);
+  } else if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) collect_non_finite(it.value(), path + "/" + it.key(), out);
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) collect_non_finite(value[i], path + "/" + std::to_string(i), out);
+  }
+}
+
+std::string describe(const json& scenario, const ParallelConfig& p) {
+  return scenario.dump() + " with tp " + std::to_string(p.tp) + " pp " + std::to_string(p.pp) +
+         " dp " + std::to_string(p.dp) + " cp " + std::to_string(p.cp) + " ep " + std::to_string(p.ep) +
+         " vpp " + std::to_string(p.vpp) + " mb " + std::to_string(p.micro_batch) + " sp " +
+         std::to_string(p.sequence_parallel) + " recompute " + recompute_name(p.recompute) + " zero " +
+         std::to_string(p.zero);
+}
+
+/// A random complete config on top of (tp, pp, dp, cp); the rest drawn independently.
+ParallelConfig random_config(ScenarioGenerator& g, const Scenario& s, int tp, int pp, int dp, int cp) {
+  ParallelConfig p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = dp;
+  p.cp = cp;
+  std::vector<int> eps{1};
+  if (s.model.moe && s.model.moe->experts > 0) {
+    for (int e = 2; e <= s.model.moe->experts; e *= 2) {
+      if (s.model.moe->experts % e == 0 && (dp * cp) % e == 0) eps.push_back(e);
+    }
+  }
+  p.ep = g.pick(eps);
+  p.micro_batch = g.pick<int>({1, 1, 2, 4});
+  p.sequence_parallel = tp > 1 && g.coin();
+  p.recompute = g.pick<Recompute>({Recompute::kNone, Recompute::kSelective, Recompute::kFull});
+  p.zero = g.between(0, 3);
+  return p;
+}
+
+double total_memory_bytes(const Scenario& base, const ParallelConfig& p) {
+  Scenario s = base;
+  s.cluster.gpus = p.tp * p.pp * p.dp * p.cp;  // other things equal: dp is held, GPUs follow
+  return evaluate(s, p).memory.total_bytes;
+}
+
+// 1 ---------------------------------------------------------------------------------------
+// Memory per GPU (peak stage, everything counted) never grows when one degree grows and
+// everything else is equal, stated precisely:
+//  - tp doubles with dp, pp, cp, ep, micro-batch, sp, recompute and zero fixed (so the GPU
+//    count doubles and the micro-batch count m = B/(dp·b) is unchanged);
+//  - pp doubles likewise, with vpp = 1 and both splits even (L divisible by 2·pp): with
+//    interleaving, stage 0 holds (1 + (p−1)/(p·v))·L layers of activations, which grows with p
+//    (Korthikanti et al. 2022 §4.2.3), and uneven splits put ceil(L/p) layers on stages that
+//    also keep p−1 micro-batches in flight, so neither is monotone in the real system either;
+//  - ZeRO 0 → 1 → 2 never grows; 2 → 3 is compared only when every shard group has at least
+//    4 ranks and the peak stage at least 4 layers, since ZeRO-3 keeps two gathered layers
+//    (the prefetch buffer) that on 2 ranks or 2 layers outweigh what sharding saves.
+TEST(Properties, MemoryPerGpuNeverGrowsWithTpPpOrZero) {
+  ScenarioGenerator g(20261130);
+  int tp_cases = 0, pp_cases = 0, zero_cases = 0;
+  const double slack = 1.0 + 1e-12;
+  for (int i = 0; i < 1500; ++i) {
+    const json doc = g.scenario(1);
+    const Scenario s = parse(doc);
+    const int tp = g.pick<int>({1, 2, 4});
+    const int pp = g.pick<int>({1, 2, 4});
+    const int dp = g.pick<int>({1, 2, 4, 8, 16});
+    const int cp = g.pick<int>({1, 1, 2});
+    const ParallelConfig p = random_config(g, s, tp, pp, dp, cp);
+    const double base = total_memory_bytes(s, p);
+
+    ParallelConfig more_tp = p;
+    more_tp.tp *= 2;
+    // sp stays as it was (evaluate turns it off at tp = 1, so it is off on both sides then).
+    EXPECT_LE(total_memory_bytes(s, more_tp), base * slack) << "tp " << tp << "→" << more_tp.tp << ": "
+                                                            << describe(doc, p);
+    ++tp_cases;
+
+    if (p.vpp == 1 && s.model.layers % (2 * pp) == 0) {
+      ParallelConfig more_pp = p;
+      more_pp.pp *= 2;
+      EXPECT_LE(total_memory_bytes(s, more_pp), base * slack)
+          << "pp " << pp << "→" << more_pp.pp << ": " << describe(doc, p);
+      ++pp_cases;
+    }
+
+    ParallelConfig z = p;
+    double previous = 0;
+    const int layers_on_peak = s.model.layers / pp;  // even or not, a lower bound is enough below
+    const bool moe = s.model.moe && s.model.moe->experts > 0;
+    const int expert_shards = moe ? dp * cp / p.ep : dp * cp;
+    for (int zero = 0; zero <= 3; ++zero) {
+      z.zero = zero;
+      const double bytes = total_memory_bytes(s, z);
+      const bool compare = zero > 0 && (zero < 3 || (dp * cp >= 4 && expert_shards >= 4 && layers_on_peak >= 4));
+      if (compare) {
+        EXPECT_LE(bytes, previous * slack) << "zero " << zero - 1 << "→" << zero << ": " << describe(doc, z);
+        ++zero_cases;
+      }
+      previous = bytes;
+    }
+  }
+  std::printf("[ property ] memory: %d tp doublings, %d pp doublings, %d ZeRO steps\n", tp_cases,
+              pp_cases, zero_cases);
+  EXPECT_GT(pp_cases, 300);
+}
+
+// 2–4 -------------------------------------------------------------------------------------
+// Every plan the search returns: tp·pp·dp·cp = GPUs; the bubble fraction is (p−1)/(v·m) with
+// m = global_batch/(dp·micro_batch) (Narayanan et al. 2021 §2.2); a feasible plan's MFU and
+// HFU lie in (0, 1) and HFU ≥ MFU (recomputation only adds hardware FLOPs).
+TEST(Properties, SearchPlansUseEveryGpuMatchTheBubbleFormulaAndHaveMfuInUnitInterval) {
+  ScenarioGenerator g(7);
+  int scenarios = 0, plans = 0;
+  for (int i = 0; i < 300; ++i) {
+    const json doc = g.scenario();
+    const Scenario s = parse(doc);
+    SearchOptions options;
+    options.top = 10;
+    const SearchResult result = search(s, options);
+    ++scenarios;
+    for (const Estimate& e : result.plans) {
+      const ParallelConfig& p = e.parallel;
+      ++plans;
+      EXPECT_EQ(1LL * p.tp * p.pp * p.dp * p.cp, s.cluster.gpus) << describe(doc, p);
+      const double m = double(s.training.global_batch) / (double(p.dp) * p.micro_batch);
+      EXPECT_DOUBLE_EQ(e.microbatches, m) << describe(doc, p);
+      const double bubble = p.pp > 1 ? (p.pp - 1.0) / (p.vpp * m) : 0.0;
+      EXPECT_NEAR(e.bubble_fraction, bubble, 1e-12 * std::max(1.0, bubble)) << describe(doc, p);
+      EXPECT_TRUE(e.feasible);
+      EXPECT_GT(e.mfu, 0.0) << describe(doc, p);
+      EXPECT_LT(e.mfu, 1.0) << describe(doc, p);
+      EXPECT_GT(e.hfu, 0.0) << describe(doc, p);
+      EXPECT_LT(e.hfu, 1.0) << describe(doc, p);
+      EXPECT_GE(e.hfu, e.mfu * (1 - 1e-12)) << describe(doc, p);
+    }
+  }
+  std::printf("[ property ] search: %d scenarios, %d plans checked for tp·pp·dp·cp, bubble, MFU\n",
+              scenarios, plans);
+  EXPECT_GT(plans, 1000);
+}
+
+// 5 ---------------------------------------------------------------------------------------
+// No output number is NaN or infinite: every estimate, feasible or not (random complete
+// configs, including ones whose degrees do not multiply to the GPU count), serialises to
+// finite numbers, and the whole evaluate response is ok.
+TEST(Properties, NoOutputNumberIsNanOrInfinite) {
+  ScenarioGenerator g(42);
+  int estimates = 0;
+  for (int i = 0; i < 1500; ++i) {
+    json doc = g.scenario();
+    const Scenario s = parse(doc);
+    const ParallelConfig p = random_config(g, s, g.pick<int>({1, 2, 4, 8, 16}), g.pick<int>({1, 2, 3, 4, 8}),
+                                           g.pick<int>({1, 2, 8, 64}), g.pick<int>({1, 2, 4}));
+    const ordered_json out = estimate_to_json(evaluate(s, p), s);
+    std::vector<std::string> bad;
+    collect_non_finite(out, "", bad);
+    EXPECT_TRUE(bad.empty()) << "non-finite at " << (bad.empty() ? "" : bad.front()) << ": " << describe(doc, p);
+    ++estimates;
+    if (i % 10 == 0) {  // the same through the entry point, JSON in and out
+      doc["parallel"] = json::parse(parallel_to_json(p).dump());
+      const json response = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", doc}}).dump()));
+      EXPECT_TRUE(response.value("ok", false)) << response.dump().substr(0, 400);
+    }
+  }
+  std::printf("[ property ] finite: %d estimates walked\n", estimates);
+}
+
+/// A plan response without the one field that measures the machine, not the answer.
+std::string without_elapsed(const std::string& response) {
+  json j = json::parse(response);
+  if (j.contains("search")) j["search"].erase("elapsed_ms");
+  return j.dump();
+}
+
+// 6 ---------------------------------------------------------------------------------------
+// The same request answers with the same bytes (plan ignores search.elapsed_ms).
+TEST(Properties, PlanOutputIsDeterministic) {
+  ScenarioGenerator g(2026);
+  int requests = 0;
+  for (int i = 0; i < 40; ++i) {
+    const json request = {{"command", i % 4 == 0 ? "evaluate" : "plan"}, {"top", 5}, {"scenario", g.scenario()}};
+    const std::string text = request.dump();
+    const std::string first = handle_request(text);
+    const std::string second = handle_request(text);
+    if (request["command"] == "evaluate") {
+      EXPECT_EQ(first, second);
+    } else {
+      EXPECT_EQ(without_elapsed(first), without_elapsed(second)) << text;
+    }
+    ++requests;
+  }
+  std::printf("[ property ] deterministic: %d requests answered twice\n", requests);
+}
+
+// Huge inputs --------------------------------------------------------------------------------
+// 10^6 GPUs and 10^4 layers answer in bounded time; when the space is larger than
+// SearchOptions::max_configs, the search says so (capped) instead of running on.
+double plan_seconds(const std::string& scenario, json& response) {
+  const auto start = std::chrono::steady_clock::now();
+  response = json::parse(handle_request(R"({"command":"plan","top":3,"scenario":)" + scenario + "}"));
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+TEST(HugeInputs, MillionGpusAnswerInBoundedTime) {
+  json response;
+  const double seconds = plan_seconds(
+      R"({"model":"llama3-405b","cluster":{"gpu":"h100-sxm","gpus":1048576,"gpus_per_node":8},
+          "training":{"seq_len":8192,"global_batch":16777216}})",
+      response);
+  std::printf("[ huge ] 2^20 GPUs, llama3-405b: %.2f s, %s configs, capped %s\n", seconds,
+              response["search"]["configs_evaluated"].dump().c_str(), response["search"]["capped"].dump().c_str());
+  ASSERT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 400);
+  EXPECT_FALSE(response["plans"].empty());
+  EXPECT_LT(seconds, 20.0);
+}
+
+TEST(HugeInputs, TenThousandLayersAnswerInBoundedTime) {
+  json response;
+  const double seconds = plan_seconds(
+      R"({"model":{"layers":10000,"hidden":4096,"heads":32,"ffn_hidden":16384,"vocab":50304,
+          "activation":"gelu"},"cluster":{"gpu":"h100-sxm","gpus":4096,"gpus_per_node":8},
+          "training":{"seq_len":2048,"global_batch":4096}})",
+      response);
+  std::printf("[ huge ] 10^4 layers on 4096 GPUs: %.2f s, %s configs, capped %s\n", seconds,
+              response["search"]["configs_evaluated"].dump().c_str(), response["search"]["capped"].dump().c_str());
+  ASSERT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 400);
+  EXPECT_LT(seconds, 20.0);
+}
+
+// The largest space the parser admits near its limits: a highly composite GPU count
+// (720720 = 2^4·3^2·5·7·11·13, 240 divisors), 55440 experts (120 divisors), 5040 layers and a
+// batch with 768 divisors. The search must stop at max_configs and say so.
+TEST(HugeInputs, SearchSpaceBeyondTheCapIsCappedAndSaysSo) {
+  json response;
+  const double seconds = plan_seconds(
+      R"({"model":{"layers":5040,"hidden":5040,"heads":5040,"ffn_hidden":20160,"vocab":32000,
+          "activation":"swiglu","moe":{"experts":55440,"top_k":2,"expert_ffn_hidden":512}},
+          "cluster":{"gpu":"h100-sxm","gpus":720720,"gpus_per_node":8},
+          "training":{"seq_len":2048,"global_batch":73513440}})",
+      response);
+  std::printf("[ huge ] 720720 GPUs, 55440 experts, 5040 layers: %.2f s, %s configs, capped %s\n", seconds,
+              response["search"]["configs_evaluated"].dump().c_str(), response["search"]["capped"].dump().c_str());
+  ASSERT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 400);
+  EXPECT_TRUE(response["search"]["capped"].get<bool>());
+  EXPECT_LT(seconds, 20.0);
+}
+
+TEST(HugeInputs, CapIsHonouredExactlyForASmallBudget) {
+  const Scenario s = parse(json::parse(
+      R"({"model":"llama3-70b","cluster":{"gpu":"h100-sxm","gpus":4096,"gpus_per_node":8},
+          "training":{"seq_len":8192,"global_batch":4096}})"));
+  SearchOptions options;
+  options.max_configs = 1000;
+  const SearchResult capped = search(s, options);
+  EXPECT_TRUE(capped.stats.capped);
+  options.max_configs = 4'000'000;
+  const SearchResult full = search(s, options);
+  EXPECT_FALSE(full.stats.capped);
+  EXPECT_GT(full.stats.configs_evaluated, 1000);
+}
+
+}  // namespace
+}  // namespace pplan
