@@ -310,8 +310,11 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
              (p.sequence_parallel ? ", sequence parallel" : "") + ", optimizer sharding " +
              zero_name(p.zero) + ". One model replica spans " +
              std::to_string(1LL * p.tp * p.cp * p.pp) + " GPUs (" +
-             format_fixed(double(p.tp) * p.cp * p.pp / cluster.gpus_per_node, 0) + " nodes of " +
-             std::to_string(cluster.gpus_per_node) + ").";
+             (1LL * p.tp * p.cp * p.pp <= cluster.gpus_per_node
+                  ? std::string("inside one node of ") + std::to_string(cluster.gpus_per_node)
+                  : num(double(p.tp) * p.cp * p.pp / cluster.gpus_per_node) + " nodes of " +
+                        std::to_string(cluster.gpus_per_node)) +
+             ").";
     if (!plan.feasible) s.text += " **This configuration is not feasible** (see diagnostics).";
     r.sections.push_back(s);
   }
