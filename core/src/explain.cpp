@@ -104,10 +104,15 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     std::string why = "No configuration fits.";
     if (!result.nearest_infeasible.empty()) {
       const Estimate& n = result.nearest_infeasible.front();
-      why += " The closest, tp " + std::to_string(n.parallel.tp) + " · pp " +
-             std::to_string(n.parallel.pp) + " · dp " + std::to_string(n.parallel.dp) + ", needs " +
-             gb(n.memory.total_bytes) + " of " + gb(n.memory.capacity_bytes) +
-             ": add GPUs, use a larger-memory GPU, or shorten the sequence.";
+      const std::string layout = "tp " + std::to_string(n.parallel.tp) + " · pp " +
+                                 std::to_string(n.parallel.pp) + " · dp " + std::to_string(n.parallel.dp);
+      if (n.fits_in_memory || n.rejection_code != std::string("plan.out_of_memory")) {
+        why += " The pinned plan (" + layout + ") is not valid: " + first_error(n) + ".";
+      } else {
+        why += " The closest, " + layout + ", needs " + gb(n.memory.total_bytes) + " of " +
+               gb(n.memory.capacity_bytes) +
+               ": add GPUs, use a larger-memory GPU, or shorten the sequence.";
+      }
     }
     x.thirty_second_answer = why;
     return x;
@@ -134,8 +139,8 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                         gb(best.memory.activations_bytes) + ", reserved " +
                         gb(best.memory.reserved_bytes) + ").";
   if (p.pp > 1) {
-    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches, bubble (p−1)/(" +
-               (p.vpp > 1 ? "v·" : "") + "m) = " + pct(best.bubble_fraction) + ".";
+    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches, bubble " +
+               (p.vpp > 1 ? "(p−1)/(v·m)" : "(p−1)/m") + " = " + pct(best.bubble_fraction) + ".";
   }
   x.steps.push_back({3, "Pipeline across nodes: the smallest p that fits", pp_text});
   std::string cp_ep = "No context or expert parallelism needed.";

@@ -248,6 +248,13 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
       }
     }
   }
+  if (stats.configs_evaluated == 0) {
+    // Pinned values no candidate list holds (a tp that does not divide the GPUs, a vpp that
+    // does not divide the stages): evaluate the pinned plan itself so its reason shows.
+    Estimate pinned = evaluate(scenario, resolve_defaults(scenario));
+    reject(pinned.rejection_code ? pinned.rejection_code : "plan.infeasible", 1);
+    if (!pinned.feasible) result.nearest_infeasible.push_back(std::move(pinned));
+  }
   for (const auto& kv : rejected) stats.rejected_by_reason[std::string(kv.first)] += kv.second;
   // The search ranked on numbers alone; give the returned plans their messages and figures.
   for (Estimate& e : result.plans) e = evaluate(scenario, e.parallel);
