@@ -87,14 +87,32 @@ std::string render(const Benchmark& b, const LaunchFacts& f) {
 }
 
 /// A benchmark over groups of `placement`, run on the first `span` ranks of the world (the
-/// ranks up to the group's slowest axis) so every group in that span runs at once.
-Benchmark over(const GroupPlacement& placement, long long span) {
+/// ranks up to the group's slowest axis) so every group in that span runs at once. Groups of
+/// consecutive ranks (stride 1) are widened to a whole node, as in training.
+Benchmark over(const GroupPlacement& placement, long long span, const LaunchFacts& f) {
   Benchmark b;
   b.group_size = placement.size;
+  if (placement.stride == 1) {
+    const long long node = std::min<long long>(f.world_size, f.nproc_per_node);
+    if (node > span && node % placement.size == 0) span = node;
+  }
   b.ranks = span;
-  if (span > placement.size) b.split = "MOD " + num(placement.stride);
-  if (placement.stride == 1 && span > placement.size) b.split = "DIV " + num(placement.size);
+  if (span > placement.size) {
+    b.split = placement.stride == 1 ? "DIV " + num(placement.size) : "MOD " + num(placement.stride);
+  }
   return b;
+}
+
+/// nccl-tests allocates the whole buffer (twice for all-reduce): sizes above this are measured
+/// at this size; busbw is flat well below it (launch.md §7: >= 1-8 GB for peak numbers).
+constexpr double kMaxBenchmarkBytes = 8e9;
+
+/// Caps `b.bytes` and says so in the derivation.
+void cap_size(Benchmark& b) {
+  if (b.bytes <= kMaxBenchmarkBytes) return;
+  b.derivation += " = " + format_fixed(b.bytes / units::kBytesPerGB, 1) +
+                  " GB in training; measured at 8 GB, where busbw has long been flat";
+  b.bytes = kMaxBenchmarkBytes;
 }
 
 std::string link_name(const GroupPlacement& g) {
@@ -119,10 +137,10 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     const double bytes = tokens * h * 2.0;
     const std::string derivation = "micro_batch " + num(p.micro_batch) + " x seq " + num(f.seq_len) +
                                    "/cp " + num(p.cp) + " x hidden " + num(model.hidden) + " x 2 bytes";
-    const long long span = std::max<long long>(g.size, std::min<long long>(f.world_size, gpn));
+    const long long span = g.size;
     if (p.sequence_parallel) {
       for (Collective c : {Collective::kAllGather, Collective::kReduceScatter}) {
-        Benchmark b = over(g, span);
+        Benchmark b = over(g, span, f);
         b.title = std::string("TP (sequence parallel): ") +
                   (c == Collective::kAllGather ? "all-gather" : "reduce-scatter") +
                   " of the layer activations, 2 per layer forward and 2 backward";
@@ -135,7 +153,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
         benches.push_back(b);
       }
     } else {
-      Benchmark b = over(g, span);
+      Benchmark b = over(g, span, f);
       b.title = "TP: all-reduce of the layer activations, 2 per layer forward and 2 backward";
       b.derivation = derivation;
       b.collective = Collective::kAllReduce;
@@ -151,7 +169,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     const GroupPlacement g = place_group(p, gpn, Axis::kCp);
     const double kv_width = double(model.kv_heads) * head_dim(model);
     const double bytes = tokens * 2.0 * kv_width / p.tp * 2.0;
-    Benchmark b = over(g, 1LL * p.tp * p.cp);
+    Benchmark b = over(g, 1LL * p.tp * p.cp, f);
     b.title = "CP: ring exchange of K and V chunks (cp-1 steps forward, 2(cp-1) backward)";
     b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x (K+V) 2 x kv width " +
                    num(static_cast<long long>(kv_width)) + "/tp " + num(p.tp) + " x 2 bytes";
@@ -166,7 +184,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
   if (p.ep > 1 && f.moe) {
     const GroupPlacement g = place_group(p, gpn, Axis::kEp);
     const double bytes = tokens * model.moe->top_k * h * 2.0 / p.tp;
-    Benchmark b = over(g, 1LL * p.tp * p.ep);
+    Benchmark b = over(g, 1LL * p.tp * p.ep, f);
     b.title = "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
     b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x top_k " +
                    num(model.moe->top_k) + " x hidden " + num(model.hidden) + "/tp " + num(p.tp) +
@@ -205,45 +223,49 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     const std::string grads = num(static_cast<long long>(params.dense)) +
                               " dense parameters per GPU (stage " + num(plan.memory.peak_stage) + ")";
     if (p.zero == 0) {
-      Benchmark b = over(g, span);
+      Benchmark b = over(g, span, f);
       b.title = "DP: gradient all-reduce over dp x cp, once per step (fp32 gradients)";
       b.derivation = grads + " x 4 bytes";
       b.collective = Collective::kAllReduce;
       b.datatype = "float";
       b.bytes = params.dense * 4.0;
+      cap_size(b);
       b.model_time_s = all_reduce_s(b.bytes, g, gpu);
       b.link = link_name(g);
       benches.push_back(b);
     } else {
-      Benchmark rs = over(g, span);
+      Benchmark rs = over(g, span, f);
       rs.title = "DP (ZeRO-" + num(p.zero) + "): gradient reduce-scatter over dp x cp (fp32 gradients)";
       rs.derivation = grads + " x 4 bytes";
       rs.collective = Collective::kReduceScatter;
       rs.datatype = "float";
       rs.bytes = params.dense * 4.0;
+      cap_size(rs);
       rs.model_time_s = reduce_scatter_s(rs.bytes, g, gpu);
       rs.link = link_name(g);
       benches.push_back(rs);
-      Benchmark ag = over(g, span);
+      Benchmark ag = over(g, span, f);
       ag.title = "DP (ZeRO-" + num(p.zero) + "): bf16 weight all-gather over dp x cp" +
                  std::string(p.zero >= 3 ? " (every micro-batch, forward and backward)" : " (after the optimizer step)");
       ag.derivation = grads + " x 2 bytes";
       ag.collective = Collective::kAllGather;
       ag.datatype = "bfloat16";
       ag.bytes = params.dense * 2.0;
+      cap_size(ag);
       ag.model_time_s = reduce_scatter_s(ag.bytes, g, gpu);
       ag.link = link_name(g);
       benches.push_back(ag);
     }
     if (params.expert > 0 && f.expert_dp > 1) {
       const GroupPlacement eg = place_ranks(p.tp * p.ep, f.expert_dp, gpn);
-      Benchmark b = over(eg, span);
+      Benchmark b = over(eg, span, f);
       b.title = "Expert DP: gradient " + std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
                 " of the experts over expert-dp = dp*cp/ep";
       b.derivation = num(static_cast<long long>(params.expert)) + " expert parameters per GPU x 4 bytes";
       b.collective = p.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;
       b.datatype = "float";
       b.bytes = params.expert * 4.0;
+      cap_size(b);
       b.model_time_s = p.zero == 0 ? all_reduce_s(b.bytes, eg, gpu) : reduce_scatter_s(b.bytes, eg, gpu);
       b.link = link_name(eg);
       benches.push_back(b);
