@@ -1,6 +1,7 @@
 // Other frameworks: torchtitan (current Python config registry and the older TOML),
 // DeepSpeed JSON with Megatron-DeepSpeed flags, and NeMo 2.0 recipe overrides.
 // Facts: shared/reference/launch.md §3 (torchtitan), §4 (DeepSpeed), §5 (NeMo), §6 (launch).
+#include <algorithm>
 #include <sstream>
 
 #include "detail_launch.h"

@@ -1,6 +1,7 @@
 // Megatron-LM pretrain_gpt.py arguments, the per-node torchrun script and the SLURM batch
 // script. Flag spellings and choices: shared/data/megatron-flags.tsv (Megatron-LM d98e8a64);
 // constraints: shared/reference/launch.md §1.3; launch idioms: §1.6, §6.
+#include <algorithm>
 #include <sstream>
 
 #include "detail_launch.h"
