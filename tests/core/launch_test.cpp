@@ -627,6 +627,61 @@ TEST(MegatronLaunch, OpenScenarioLaunchesTheSearchsBestPlan) {
   EXPECT_EQ(has(a, "--use-distributed-optimizer"), best["zero"].get<int>() >= 1);
 }
 
+TEST(DeepSpeedLaunch, UsesOnlyMegatronDeepSpeedFlags) {
+  // Flags of deepspeedai/Megatron-DeepSpeed 4efb479d megatron/arguments.py (checked one by one),
+  // plus --deepspeed / --deepspeed_config from deepspeed.add_config_arguments (launch.md §4.2-4.3).
+  const std::set<std::string> known = {
+      "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--sequence-parallel",
+      "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",
+      "--num-key-value-heads", "--seq-length", "--max-position-embeddings",
+      "--use-rotary-position-embeddings", "--rotary-position-embeddings-theta", "--normalization",
+      "--disable-bias-linear", "--swiglu", "--untie-embeddings-and-output-weights",
+      "--hidden-dropout", "--attention-dropout", "--no-query-key-layer-scaling",
+      "--micro-batch-size", "--global-batch-size", "--train-iters", "--recompute-granularity",
+      "--recompute-method", "--recompute-num-layers", "--bf16", "--lr", "--min-lr",
+      "--lr-decay-style", "--lr-warmup-fraction", "--weight-decay", "--clip-grad", "--adam-beta1",
+      "--adam-beta2", "--data-path", "--data-impl", "--split", "--tokenizer-type",
+      "--tokenizer-model", "--vocab-file", "--merge-file", "--log-interval", "--eval-interval",
+      "--eval-iters", "--no-pipeline-parallel", "--zero-stage", "--deepspeed", "--deepspeed_config"};
+  json llama = example("launch-llama3-8b-8-b200-fsdp");
+  llama["parallel"]["cp"] = 1;
+  llama["parallel"]["dp"] = 8;
+  llama["parallel"]["zero"] = 1;
+  llama["parallel"]["recompute"] = "full";
+  int checked = 0;
+  for (const json& s : {example("gpt3-175b-1024-a100"), llama}) {
+    const json r = launch(s, "deepspeed");
+    ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
+    const std::string text = r["text"];
+    const std::string command = text.substr(text.find("pretrain_gpt.py"));
+    std::set<std::string> seen;
+    for (const std::string& line : lines_of(command)) {
+      for (const std::string& w : shell_words(line)) {
+        if (w.rfind("--", 0) != 0) continue;
+        EXPECT_TRUE(known.count(w)) << w << " is not a Megatron-DeepSpeed flag";
+        EXPECT_TRUE(seen.insert(w).second) << w << " twice";
+        ++checked;
+      }
+    }
+    EXPECT_TRUE(seen.count("--zero-stage"));
+  }
+  EXPECT_GT(checked, 40);
+}
+
+TEST(LaunchScripts, ShellFormatsPassBashSyntaxCheck) {
+  if (std::system("bash -c true > /dev/null 2>&1") != 0) GTEST_SKIP() << "no bash";
+  const std::string path = ::testing::TempDir() + "pplan_launch_check.sh";
+  for (const std::string& name : {"gpt3-175b-1024-a100", "launch-llama3-70b-64-h100-fp8",
+                                  "launch-deepseek-v3-1024-h100", "launch-llama3-8b-8-b200-fsdp"}) {
+    for (const std::string& format : {"megatron", "slurm", "env", "torchtitan", "deepspeed", "nccl-tests"}) {
+      const json r = launch(example(name), format);
+      if (r.contains("problems")) continue;
+      std::ofstream(path, std::ios::binary) << r["text"].get<std::string>();
+      EXPECT_EQ(std::system(("bash -n '" + path + "'").c_str()), 0) << name << " " << format;
+    }
+  }
+}
+
 TEST(EnvLaunch, MaxConnectionsFollowsArchitectureAndParallelism) {
   const std::string hopper = launch(example("launch-llama3-70b-64-h100-fp8"), "env")["text"];
   EXPECT_NE(hopper.find("export CUDA_DEVICE_MAX_CONNECTIONS=1 "), std::string::npos);
