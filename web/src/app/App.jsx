@@ -103,7 +103,8 @@ export function App({ store }) {
       <a class="skip" href="#main">Skip to results</a>
       <header class="top">
         <h1><span class="brand">pplan</span> <span class="tagline">how to split LLM training across GPUs</span></h1>
-        <SharePanel shareUrl={store.shareUrl()} embedUrl={store.embedUrl} markdown={markdown} />
+        <SharePanel shareUrl={store.shareUrl()} embedUrl={store.embedUrl} markdown={markdown}
+                    scenarioJson={() => `${JSON.stringify(store.scenario.value, null, 2)}\n`} />
       </header>
       <Banner warning={store.banner.value} onDismiss={store.dismissBanner} />
       <nav class="tabs" aria-label="Views">

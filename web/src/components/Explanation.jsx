@@ -1,6 +1,5 @@
 // The engine's explanation: six steps with this scenario's numbers, the 30-second answer,
 // and the alternatives it weighed.
-import { fmtSeconds } from '../state/format.js';
 
 export function Explanation({ explanation }) {
   if (!explanation) return null;
@@ -17,7 +16,7 @@ export function Explanation({ explanation }) {
           <h4>Alternatives</h4>
           <ul class="alternatives">
             {explanation.alternatives.map((a, i) => (
-              <li key={i}><b>{a.label}</b>: {a.verdict}{a.feasible && a.step_time_s ? ` (${fmtSeconds(a.step_time_s)} per step)` : ''}</li>
+              <li key={i}><b>{a.label}</b>: {a.verdict}</li>
             ))}
           </ul>
         </>

@@ -9,6 +9,14 @@ const MAX_CELLS = 16;
 
 const stageColor = (s, pp) => `hsl(${Math.round((s * 300) / Math.max(1, pp))}, 62%, ${pp > 1 ? 52 : 48}%)`;
 
+const span = (xs) => (xs.length > 2 ? `${xs[0]}–${xs[xs.length - 1]}` : xs.join(', '));
+
+/** "stage 0" or "stage 0 · cp 0–3" for the replica-0 ranks on a node. */
+function rowCaption(row, cp) {
+  if (!row.stages.length) return '';
+  return `stage ${span(row.stages)}${cp > 1 ? ` · cp ${span(row.cpRanks)}` : ''}`;
+}
+
 function linkText(kind) {
   return kind === 'network' ? 'network' : kind === 'NVLink' ? 'NVLink' : '—';
 }
@@ -59,7 +67,7 @@ export function LayoutPicture({ parallel, gpus, gpusPerNode }) {
             return (
               <g key={row.node}>
                 <text x={0} y={y + 12} class="svg-label">node {row.node}</text>
-                <text x={0} y={y + 26} class="svg-muted">{row.stages.length ? `stage ${row.stages.join(', ')}` : ''}</text>
+                <text x={0} y={y + 26} class="svg-muted">{rowCaption(row, parallel.cp)}</text>
                 {shown.map((c, j) => {
                   const x = LEFT + j * (CELL + 2);
                   if (!c) return <rect key={j} x={x} y={y} width={CELL} height={CELL} class="gpu-empty" />;
@@ -79,7 +87,8 @@ export function LayoutPicture({ parallel, gpus, gpusPerNode }) {
                         width={(g.end - g.start + 1) * (CELL + 2)} height={CELL + 4} rx={5} class="tp-group" />
                 ))}
                 {row.cells.length > cells ? <text x={LEFT + cells * (CELL + 2) + 4} y={y + 17} class="svg-muted">+{row.cells.length - cells}</text> : null}
-                {i < model.rows.length - 1 && !model.rows[i + 1].gap && parallel.pp > 1 ? (
+                {i < model.rows.length - 1 && !model.rows[i + 1].gap && parallel.pp > 1 &&
+                 String(model.rows[i + 1].stages) !== String(row.stages) ? (
                   <text x={LEFT - 8} y={y + CELL + 13} class="svg-muted" text-anchor="end">↓ PP ({linkText(links.pp)})</text>
                 ) : null}
               </g>

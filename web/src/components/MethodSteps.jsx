@@ -34,7 +34,8 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
               {m.half_pp.fits ? 'fits too. ' : 'does not fit. '}</span>) : null}
           <span>p = {p.pp}: <strong data-testid="m-states-gpu">{fmtGb(m.model_states_gb_per_gpu, 2)}</strong> +{' '}
             <strong data-testid="m-act">{fmtGb(m.activations_gb, 2)}</strong> activations ≈{' '}
-            <strong data-testid="m-total">{fmtGb(m.total_gb, 1)}</strong> of {fmtGb(cap, 0)}: {m.fits ? 'fits' : 'does not fit'}.</span>
+            <strong data-testid="m-total">{fmtGb(m.total_gb, 1)}</strong> of {fmtGb(cap, 0)}: {m.fits ? 'fits' : 'does not fit'}
+            {!m.fits && estimate.fits ? ' by the hand count, which leaves out ZeRO sharding and context parallelism; this plan fits with them (exact figure below)' : ''}.</span>
           <span class="exact"> Exact, fullest stage: {fmtGb(mem.total, 2)} ({memoryParts(mem).map(([k, name]) => `${name.toLowerCase()} ${fmtGb(mem[k], 2)}`).join(', ')}
             {p.zero > 0 ? `; ZeRO-${p.zero}` : ''}) of {fmtGb(mem.capacity, 1)} usable: it counts the stage's own layers plus the embedding, not 16Ψ/(t·p).</span>
         </li>

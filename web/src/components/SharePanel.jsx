@@ -4,11 +4,12 @@ import { iframeSnippet } from '../state/share.js';
 
 export { iframeSnippet };
 
-export function SharePanel({ shareUrl, embedUrl, markdown }) {
+export function SharePanel({ shareUrl, embedUrl, markdown, scenarioJson }) {
   return (
     <div class="share" role="group" aria-label="Share">
       <CopyButton text={shareUrl} label="Copy link" />
       <CopyButton text={markdown} label="Copy as Markdown" />
+      <CopyButton text={scenarioJson} label="Copy scenario JSON" />
       <details class="embed-snippet">
         <summary>Embed</summary>
         <label for="iframe-snippet">Paste into a wiki page (sandboxed iframe):</label>

@@ -49,8 +49,10 @@ export function layoutModel(parallel, gpus, gpusPerNode, maxRows = 10) {
       if (rank >= gpus) { cells.push(null); continue; }
       cells.push({ rank, ...coordsOfRank(rank, p) });
     }
-    const stages = [...new Set(cells.filter((x) => x && x.d === 0).map((x) => x.s))];
-    return { node, cells, stages };
+    const mine = cells.filter((x) => x && x.d === 0);
+    const stages = [...new Set(mine.map((x) => x.s))];
+    const cpRanks = [...new Set(mine.map((x) => x.c))];
+    return { node, cells, stages, cpRanks };
   };
   let rows;
   if (nodeList.length <= maxRows) {
