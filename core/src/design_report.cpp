@@ -33,6 +33,13 @@ double young_daly_interval_s(double checkpoint_write_s, double mtbf_s) {
   return std::sqrt(2.0 * checkpoint_write_s * mtbf_s);
 }
 
+double daly_interval_s(double checkpoint_write_s, double mtbf_s) {
+  if (checkpoint_write_s >= 2.0 * mtbf_s) return mtbf_s;
+  const double x = checkpoint_write_s / (2.0 * mtbf_s);
+  return young_daly_interval_s(checkpoint_write_s, mtbf_s) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) -
+         checkpoint_write_s;
+}
+
 double goodput_fraction(double interval_s, double checkpoint_write_s, double restart_s,
                         double mtbf_s) {
   if (interval_s <= 0 || mtbf_s <= 0) return 0.0;
@@ -274,8 +281,10 @@ std::vector<ReportFormula> formulas() {
        "definition"},
       {21, "Default storage bandwidth", "2 TB/s · GPUs / 16,384 (122 MB/s per GPU)",
        "Llama Team 2024 §3.3.1 (Tectonic: 2 TB/s sustained)"},
-      {22, "Restart time R", "600 s (detect, replace, relaunch; assumption) + checkpoint size / "
-       "storage bandwidth (read back)", "assumption, stated"},
+      {22, "Restart time R", "600 s (detect, replace, relaunch; an assumption, `report.restart_s` "
+       "overrides it) + checkpoint size / storage bandwidth (read back)", "assumption, stated"},
+      {23, "Daly's higher-order interval",
+       "sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + (1/9)·δ/(2M)] − δ (δ < 2M)", "Daly 2006 (higher-order estimate)"},
   };
 }
 
@@ -420,7 +429,8 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
   const double lambda = rate_given ? scenario.report.failures_per_gpu_hour : llama3_failures_per_gpu_hour();
   const double mtbf = job_mtbf_s(lambda, gpus);
   const double interval = young_daly_interval_s(write_s, mtbf);
-  const double restart = kRestartOverheadS + write_s;
+  const bool restart_given = scenario.report.restart_overhead_s.has_value();
+  const double restart = scenario.report.restart_overhead_s.value_or(kRestartOverheadS) + write_s;
   const double goodput = goodput_fraction(interval, write_s, restart, mtbf);
   {
     ReportSection s;
@@ -438,7 +448,10 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
                  fig("failures_per_gpu_hour", "failures per GPU-hour λ", lambda, "", rate_given ? 0 : 15),
                  fig("mtbf_h", "job MTBF M", mtbf / units::kSecondsPerHour, "h", 16),
                  fig("checkpoint_interval_min", "checkpoint interval τ", interval / 60.0, "min", 17),
-                 fig("restart_s", "restart time R", restart, "s", 22),
+                 fig("daly_interval_min", "Daly's higher-order interval", daly_interval_s(write_s, mtbf) / 60.0,
+                     "min", 23, "the first-order τ is used below"),
+                 fig("restart_s", "restart time R", restart, "s", 22,
+                     restart_given ? "the scenario's report.restart_s + read-back" : ""),
                  fig("goodput", "goodput", goodput, "%", 18)};
     if (budget > 0 && goodput > 0) {
       const double wall_days = days / goodput;
@@ -499,8 +512,8 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
       "Checkpoints are written synchronously by all ranks in parallel; the write stalls training for δ.",
       "Failures are independent with a constant rate (exponential); the default is Llama 3's 419 "
       "interruptions in 54 days on 16,384 GPUs, scaled linearly to this GPU count.",
-      "Restart: 600 s to detect, replace and relaunch (an assumption), plus reading the checkpoint back "
-      "at the write bandwidth.",
+      "Restart: 600 s to detect, replace and relaunch (an assumption; `report.restart_s` sets it), plus "
+      "reading the checkpoint back at the write bandwidth.",
       "MoE routing is balanced: every expert receives tokens·k/E tokens. Imbalance stretches the expert "
       "GEMMs and the all-to-all by the max/mean load ratio (up to the capacity factor when tokens are "
       "dropped, e.g. 1.25 in Switch Transformer) and is not modelled.",

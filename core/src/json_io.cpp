@@ -441,6 +441,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     s.report.storage_bytes_per_s =
         r.optional_number("storage_gbytes_per_s", 0, 1e7).value_or(0) * units::kBytesPerSecPerGBps;
     s.report.failures_per_gpu_hour = r.optional_number("failures_per_gpu_hour", 0, 1).value_or(0);
+    s.report.restart_overhead_s = r.optional_number("restart_s", 0, 1e7, false);
     r.finish();
   }
   root.allow("name");

@@ -40,6 +40,12 @@ TEST(ReportFormulas, YoungDalyInterval) {
   EXPECT_DOUBLE_EQ(young_daly_interval_s(50.0, 100.0), 100.0);
 }
 
+TEST(ReportFormulas, DalyHigherOrderInterval) {
+  // 1138.42 · (1 + sqrt(60/21600)/3 + (60/21600)/9) − 60 = 1098.77 s; δ ≥ 2M gives M.
+  EXPECT_NEAR(daly_interval_s(60.0, 10800.0), 1098.7713, 1e-3);
+  EXPECT_DOUBLE_EQ(daly_interval_s(300.0, 100.0), 100.0);
+}
+
 TEST(ReportFormulas, GoodputFirstOrderDaly) {
   // τ 1138.42, δ 60, R 660, M 10800: 1138.42/1198.42 · (1 − (660 + 599.21)/10800) = 0.83920.
   const double tau = young_daly_interval_s(60.0, 10800.0);
@@ -120,6 +126,17 @@ TEST(Report, ScenarioOverridesStorageAndFailureRate) {
   EXPECT_DOUBLE_EQ(figure(r, "storage_gbytes_per_s")["value"].get<double>(), 1000.0);
   EXPECT_NEAR(figure(r, "mtbf_h")["value"].get<double>() * (1e-4 * 2048), 1.0, 1e-5);  // 6 digits
   EXPECT_EQ(figure(r, "mtbf_h")["formula"].get<int>(), 16);
+}
+
+TEST(Report, ScenarioSetsTheRestartTime) {
+  // R = report.restart_s + the checkpoint read back at the storage bandwidth.
+  const nlohmann::json r = report_of("examples/deepseek-v3-2048-h800.json", R"({"report":{"restart_s":0}})");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NEAR(figure(r, "restart_s")["value"].get<double>() / figure(r, "checkpoint_write_s")["value"].get<double>(),
+              1.0, 1e-5);
+  const nlohmann::json bad = report_of("examples/deepseek-v3-2048-h800.json", R"({"report":{"restart_s":-1}})");
+  EXPECT_FALSE(bad["ok"].get<bool>());
+  EXPECT_EQ(bad["error"]["path"], "/report/restart_s");
 }
 
 TEST(Report, DaysToTrainIsTheBudgetOverTokensPerDay) {

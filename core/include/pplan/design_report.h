@@ -57,6 +57,13 @@ double job_mtbf_s(double failures_per_gpu_hour, int gpus);
 double young_daly_interval_s(double checkpoint_write_s, double mtbf_s);
 
 /**
+ * Daly's higher-order optimum: sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + (1/9)·δ/(2M)] − δ for
+ * δ < 2M, else M (Daly 2006, the higher-order estimate). Example: δ = 60 s, M = 10800 s:
+ * 1138.42 · (1 + 0.017568 + 0.000309) − 60 = 1098.77 s.
+ */
+double daly_interval_s(double checkpoint_write_s, double mtbf_s);
+
+/**
  * Goodput: the share of wall-clock time that advances training, in Daly's (2006) first-order
  * model: τ/(τ + δ) · (1 − (R + (τ + δ)/2) / M). Checkpointing costs δ every τ of work; each
  * failure (one per M) loses half an interval on average plus the restart time R.

@@ -111,6 +111,9 @@ struct ParallelConstraints {
 struct ReportSpec {
   double storage_bytes_per_s = 0;        ///< checkpoint write bandwidth; 0 = default
   double failures_per_gpu_hour = 0;      ///< 0 = default (Llama 3's record)
+  /// Detect-replace-relaunch time per failure, before the checkpoint is read back;
+  /// unset = kRestartOverheadS (design_report.h).
+  std::optional<double> restart_overhead_s;
 };
 
 /// A scenario file, parsed: the product's one input.
