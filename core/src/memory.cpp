@@ -68,12 +68,14 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
     out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
     params += moe_layers * (moe.shared_experts * expert / t + double(m.hidden) * moe.experts);
   }
+  const double layer_params = params;
   if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
   // The last stage holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
   if (stage == pp - 1) {
     if (!m.tied_embeddings || pp > 1) params += padded_vocab(m, parallel.tp) * m.hidden / t;
     params += m.hidden;  // final norm
   }
+  out.embedding_and_head = params - layer_params;
   return out;
 }
 
@@ -94,8 +96,11 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   mem.gradients_bytes = sharded(kGradientBytesPerParam, 2);
   mem.optimizer_bytes = sharded(kOptimizerBytesPerParam, 1);
   if (parallel.zero >= 3) {
-    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights.
-    const double layer = params.total() / std::max(1, split.layers_on_stage(stage, parallel.pp));
+    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights. A layer
+    // is a transformer layer: the embedding and LM head are not spread over the stage's
+    // layers (that made the buffer, and memory, grow with pp under ZeRO-3).
+    const double layer = (params.total() - params.embedding_and_head) /
+                         std::max(1, split.layers_on_stage(stage, parallel.pp));
     mem.weights_bytes += 2.0 * kWeightBytesPerParam * layer;
   }
 

@@ -72,6 +72,8 @@ struct StageMemory {
 struct StageParams {
   double dense = 0;
   double expert = 0;
+  /// The part of `dense` outside the transformer layers: input embedding, LM head, final norm.
+  double embedding_and_head = 0;
   double total() const { return dense + expert; }
 };
 
