@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <random>
 #include <regex>
@@ -718,8 +719,8 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
   const std::vector<std::string> models = {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b",
                                            "deepseek-v3", "megatron-1t", "custom"};
   const std::vector<std::string> gpus = {"a100-80gb", "h100-sxm", "h200", "b200"};
-  int launched = 0, refused = 0;
-  for (int trial = 0; trial < 160; ++trial) {
+  int launched = 0, refused = 0, uneven = 0, interleaved = 0, moe = 0;
+  for (int trial = 0; trial < 300; ++trial) {
     json s;
     s["schema_version"] = 1;
     const std::string model = models[rng() % models.size()];
@@ -758,6 +759,10 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
                      {"micro_batch", mbs}, {"sequence_parallel", tp > 1 && pick({0, 1, 1})},
                      {"recompute", std::vector<std::string>{"none", "selective", "full"}[rng() % 3]},
                      {"zero", pick({0, 1, 2, 3})}};
+    if (pp > 2 && rng() % 5 == 0) {  // pinned uneven stages: --decoder-first/last-pipeline-num-layers
+      s["parallel"]["first_stage_layers"] = pick({1, 2, 3, 4});
+      s["parallel"]["last_stage_layers"] = pick({1, 2, 3, 4});
+    }
     if (world > 8 && world % 8 != 0) continue;  // not whole nodes: covered by launch.partial_node
     const std::string context = s.dump();
     SCOPED_TRACE(context);
@@ -799,6 +804,11 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     const auto& d = arrays.at("DISTRIBUTED_ARGS");
     for (std::size_t i = 0; i + 1 < d.size(); i += 2) dist[d[i]] = {d[i + 1]};
     expect_megatron_accepts(a, dist, text, x, "random");
+    uneven += has(a, "--decoder-first-pipeline-num-layers") ||
+              has(a, "--account-for-embedding-in-pipeline-split");
+    interleaved += has(a, "--num-layers-per-virtual-pipeline-stage") ||
+                   has(a, "--num-virtual-stages-per-pipeline-rank");
+    moe += has(a, "--num-experts");
     EXPECT_EQ(int_arg(a, "--tensor-model-parallel-size", 0), tp);
     EXPECT_EQ(int_arg(a, "--pipeline-model-parallel-size", 0), pp);
     EXPECT_EQ(int_arg(a, "--context-parallel-size", 0), cp);
@@ -806,6 +816,11 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     expect_formats_agree(s, x, tp, pp, cp, mbs);
   }
   // The generator exercised both paths.
+  std::cout << "random plans: " << launched << " launched (" << uneven << " uneven pipelines, "
+            << interleaved << " interleaved, " << moe << " MoE), " << refused << " refused\n";
+  EXPECT_GT(uneven, 0);
+  EXPECT_GT(interleaved, 0);
+  EXPECT_GT(moe, 0);
   EXPECT_GT(launched, 30);
   EXPECT_GT(refused, 10);
 }
