@@ -208,9 +208,9 @@ std::vector<EnvVar> environment(const Scenario& scenario, const LaunchFacts& f) 
                    "IB retransmit timeout 4.096us*2^20 = 4.3 s (NCCL >= 2.20 default; 2.19 used 18): raise if IBV_WC_RETRY_EXC_ERR",
                    K::kExport});
     env.push_back({"NCCL_IB_HCA", "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7",
-                   "PLACEHOLDER: pin the compute NICs (one per GPU); exclude storage/management NICs. Check `ibstat`",
+                   "PLACEHOLDER: pin the compute NICs (one per GPU; leading = means exact names); exclude storage/management NICs (ibstat)",
                    K::kSuggested});
-    env.push_back({"NCCL_SOCKET_IFNAME", "=eth0",
+    env.push_back({"NCCL_SOCKET_IFNAME", "eth0",
                    "PLACEHOLDER: the IP interface for bootstrap when auto-pick is wrong (docker0, IPoIB)",
                    K::kSuggested});
     env.push_back({"NCCL_IB_GID_INDEX", "3",
@@ -233,7 +233,7 @@ std::string environment_block(const Scenario& scenario, const LaunchFacts& f) {
     switch (v.kind) {
       case EnvVar::Kind::kExport: out << "export " << v.name << "=" << v.value; break;
       case EnvVar::Kind::kUnset: out << "unset " << v.name; break;
-      case EnvVar::Kind::kSuggested: out << "# export " << v.name << "=" << v.value; break;
+      case EnvVar::Kind::kSuggested: out << "# export " << v.name << "=\"" << v.value << "\""; break;
     }
     out << "  # " << v.why << "\n";
   }
