@@ -446,8 +446,9 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
         << (p.zero == 2 ? "optim_grads" : "optim_grads_params") << "\"\n";
     out << "strategy.save_ckpt_format = \"fsdp_dtensor\"\n";
   }
-  out << "strategy.ddp.overlap_grad_reduce = True\n";
-  out << "strategy.ddp.overlap_param_gather = " << py_bool(p.zero >= 1) << "\n";
+  const bool overlap = scenario.training.overlap_grad_reduce;  // as the step-time model assumes
+  out << "strategy.ddp.overlap_grad_reduce = " << py_bool(overlap) << "\n";
+  out << "strategy.ddp.overlap_param_gather = " << py_bool(overlap && p.zero >= 1) << "\n";
   if (p.recompute == Recompute::kSelective) {
     out << "recipe.model.config.recompute_granularity = \"selective\"\n";
   } else if (p.recompute == Recompute::kFull) {

@@ -142,7 +142,9 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   } else if (p.zero == 1) {
     par.flags.push_back({"--use-distributed-optimizer", "", "ZeRO-1: optimizer state sharded over DP*CP"});
   }
-  if (data_parallel) {
+  // Only when the scenario asks for it: the step-time model then counts the overlap
+  // (training.overlap_grad_reduce; Megatron's default is off).
+  if (data_parallel && scenario.training.overlap_grad_reduce) {
     par.flags.push_back({"--overlap-grad-reduce", "", ""});
     if (p.zero >= 1) par.flags.push_back({"--overlap-param-gather", "", ""});
   }
