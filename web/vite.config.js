@@ -44,7 +44,7 @@ export default defineConfig({
   base: './',
   plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), preloadEnginePlugin, cspPlugin],
   server: { fs: { allow: ['..'] } },
-  build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 800 },
+  build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 1600 },
   test: {
     environment: 'jsdom',
     include: ['tests/**/*.test.{js,jsx}'],
