@@ -39,7 +39,8 @@ void append(ordered_json& into, const ordered_json& from) {
   for (auto it = from.begin(); it != from.end(); ++it) into[it.key()] = it.value();
 }
 
-ordered_json search_stats_json(const SearchStats& stats, double elapsed_ms) {
+ordered_json search_stats_json(const SearchStats& stats, const SearchOptions& options,
+                               double elapsed_ms) {
   ordered_json reasons = ordered_json::object();
   for (const auto& kv : stats.rejected_by_reason) reasons[kv.first] = kv.second;
   ordered_json j;
@@ -47,6 +48,13 @@ ordered_json search_stats_json(const SearchStats& stats, double elapsed_ms) {
   j["feasible"] = stats.feasible;
   j["rejected_by_reason"] = reasons;
   j["capped"] = stats.capped;
+  if (stats.capped) {
+    // Say why the answer may not be the best of the whole space (huge inputs, issue #7).
+    j["capped_reason"] = "the search space has more than " + std::to_string(options.max_configs) +
+                         " configurations, the cap; the search stopped there (it walks tp, then cp, "
+                         "then pp, from small to large), so these plans are the best of those it "
+                         "saw. Pin tp, pp or cp to narrow the space.";
+  }
   j["elapsed_ms"] = elapsed_ms;
   return j;
 }
@@ -102,7 +110,7 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     ordered_json plans = ordered_json::array();
     for (const Estimate& e : result.plans) plans.push_back(estimate_to_json(e, scenario));
     j["plans"] = plans;
-    j["search"] = search_stats_json(result.stats, elapsed_ms);
+    j["search"] = search_stats_json(result.stats, search_options, elapsed_ms);
     if (result.plans.empty()) {
       ordered_json nearest = ordered_json::array();
       for (const Estimate& e : result.nearest_infeasible) nearest.push_back(estimate_to_json(e, scenario));

@@ -165,11 +165,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       request = r.dump();
     }
   }
-  const std::string response = pplan::handle_request(request);
   // Reproducing a finding: PPLAN_FUZZ_PRINT=1 pplan_fuzz_request crash-... shows both sides.
-  if (std::getenv("PPLAN_FUZZ_PRINT")) {
-    std::fprintf(stderr, "request: %s\nresponse: %s\n", request.c_str(), response.c_str());
-  }
+  const bool print = std::getenv("PPLAN_FUZZ_PRINT") != nullptr;
+  if (print) std::fprintf(stderr, "request: %s\n", request.c_str());
+  const std::string response = pplan::handle_request(request);
+  if (print) std::fprintf(stderr, "response: %s\n", response.c_str());
   check_response(response);
   return 0;
 }
