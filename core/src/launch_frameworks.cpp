@@ -476,7 +476,21 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   }
   out << "    },\n";
   out << ")\n";
-  out << "run.run(recipe, executor=executor, name=\"pplan\")\n";
+  out << "run.run(recipe, executor=executor, name=\"pplan\")\n\n";
+  // The same overrides on NeMo's CLI (nemo llm pretrain --factory, launch.md §5).
+  out << "# CLI alternative (parallelism and batch only; the rest as above):\n";
+  out << "# nemo llm pretrain --factory \"" << recipe << "(num_nodes=" << f.nodes
+      << ", num_gpus_per_node=" << f.nproc_per_node << ")\" \\\n";
+  out << "#     trainer.strategy.tensor_model_parallel_size=" << p.tp
+      << " trainer.strategy.pipeline_model_parallel_size=" << p.pp
+      << " trainer.strategy.virtual_pipeline_model_parallel_size=" << (p.vpp > 1 ? num(p.vpp) : "None")
+      << " \\\n";
+  out << "#     trainer.strategy.context_parallel_size=" << p.cp
+      << " trainer.strategy.sequence_parallel=" << py_bool(p.sequence_parallel && p.tp > 1);
+  if (f.moe) out << " trainer.strategy.expert_model_parallel_size=" << p.ep;
+  out << " \\\n";
+  out << "#     data.seq_length=" << f.seq_len << " data.global_batch_size=" << f.global_batch
+      << " data.micro_batch_size=" << p.micro_batch << "\n";
   return out.str();
 }
 
