@@ -587,6 +587,34 @@ TEST(MegatronLaunch, AccountForEmbeddingAndLossLikeLlama3) {
   EXPECT_FALSE(has(a, "--decoder-first-pipeline-num-layers"));
 }
 
+TEST(MegatronLaunch, UnevenStagesWithVirtualStagesUseStagesPerRank) {
+  // 64 layers, pp 4, first = last = 14 -> middle stages 18 each; vpp 2 divides 14 and 18.
+  json s = example("launch-llama3-8b-8-b200-fsdp");
+  s["model"] = {{"name", "custom 64-layer"}, {"layers", 64}, {"hidden", 4096}, {"heads", 32},
+                {"kv_heads", 8}, {"ffn_hidden", 14336}, {"vocab", 128256}, {"activation", "swiglu"}};
+  s["cluster"]["gpus"] = 32;
+  s["training"]["global_batch"] = 64;
+  s["parallel"] = {{"tp", 8}, {"pp", 4}, {"dp", 1}, {"cp", 1}, {"vpp", 2}, {"micro_batch", 1},
+                   {"first_stage_layers", 14}, {"last_stage_layers", 14}, {"zero", 1}};
+  const json r = launch(s, "megatron");
+  ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
+  const ArgMap a = parse_against_table(megatron_arguments(r["text"]), "uneven-vp");
+  EXPECT_EQ(a.at("--decoder-first-pipeline-num-layers"), std::vector<std::string>{"14"});
+  EXPECT_EQ(a.at("--decoder-last-pipeline-num-layers"), std::vector<std::string>{"14"});
+  EXPECT_EQ(a.at("--num-virtual-stages-per-pipeline-rank"), std::vector<std::string>{"2"});
+  EXPECT_FALSE(has(a, "--num-layers-per-virtual-pipeline-stage"));
+  // torchtitan cannot cut uneven stages into virtual stages with layers_per_stage.
+  const json t = launch(s, "torchtitan");
+  ASSERT_TRUE(t.contains("problems"));
+  EXPECT_EQ(t["problems"][0]["code"], "torchtitan.uneven_interleaved");
+  // Without interleaving, torchtitan expresses it as "less" layers on the first and last stage.
+  s["parallel"]["vpp"] = 1;
+  const std::string toml = launch(s, "torchtitan-toml")["text"];
+  EXPECT_NE(toml.find("pipeline_parallel_layers_per_stage = 18"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("pipeline_parallel_first_stage_less_layers = 4"), std::string::npos);
+  EXPECT_NE(toml.find("pipeline_parallel_last_stage_less_layers = 4"), std::string::npos);
+}
+
 TEST(MegatronLaunch, ConstraintViolationsGiveProblemsAndNoCommand) {
   json s = example("gpt3-175b-1024-a100");
   s["training"]["global_batch"] = 1537;  // not a multiple of micro_batch·dp = 16
