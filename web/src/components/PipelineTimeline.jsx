@@ -53,7 +53,8 @@ export function PipelineTimeline({ parallel, pipeline }) {
     <section class="card" aria-labelledby="pipe-h">
       <h3 id="pipe-h">Pipeline schedule: {kind}, p = {p}, m = {m}</h3>
       <p class="sub">Bubble (p−1)/{v > 1 ? '(v·m)' : 'm'} = {fmtPct(pipeline.bubble_fraction)}: the blank area at the start and end.
-        {sim && sim.ops.length > 600 ? ' Boxes merged: too many micro-batches to draw one by one.' : ' Light: forward; dark: backward (2× forward).'}</p>
+        {sim && sim.ops.length > 600 ? ' Boxes merged: too many micro-batches to draw one by one.'
+          : ` Light: forward; dark: backward (2× forward)${v > 1 ? '; colour: model chunk' : ''}. Hover a box for its micro-batch.`}</p>
       {body || <p class="sub">Too many micro-batches to draw ({m}).</p>}
       {sim ? <p class="sub">Simulated idle share: {fmtPct(sim.bubble_fraction)} of the ideal time.</p> : null}
     </section>
