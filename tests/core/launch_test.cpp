@@ -902,7 +902,9 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
       }
       const std::string expected = read_file(path);
       ASSERT_FALSE(expected.empty()) << "missing golden file " << path << " (run with UPDATE_GOLDEN=1)";
-      EXPECT_EQ(mask_model_numbers(actual), mask_model_numbers(expected)) << path;
+      EXPECT_EQ(mask_model_numbers(actual), mask_model_numbers(expected))
+          << path << "\nIf the change is intended, regenerate with "
+          << "UPDATE_GOLDEN=1 tests/pplan_tests_launch --gtest_filter=LaunchGolden* and review the diff.";
       ++compared;
     }
   }
