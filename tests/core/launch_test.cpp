@@ -747,7 +747,7 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
   const std::vector<std::string> models = {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b",
                                            "deepseek-v3", "megatron-1t", "custom"};
   const std::vector<std::string> gpus = {"a100-80gb", "h100-sxm", "h200", "b200"};
-  int launched = 0, refused = 0, uneven = 0, interleaved = 0, moe = 0;
+  int launched = 0, refused = 0, uneven = 0, interleaved = 0, moe = 0, overlapped = 0;
   for (int trial = 0; trial < 300; ++trial) {
     json s;
     s["schema_version"] = 1;
@@ -782,7 +782,8 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     const int world = tp * pp * cp * dp;
     s["cluster"] = {{"gpu", gpu}, {"gpus", world}, {"gpus_per_node", 8}};
     s["training"] = {{"seq_len", seq}, {"global_batch", global_batch},
-                     {"precision", pick({0, 0, 1}) ? "fp8" : "bf16"}};
+                     {"precision", pick({0, 0, 1}) ? "fp8" : "bf16"},
+                     {"overlap_grad_reduce", pick({0, 1, 1}) == 1}};
     s["parallel"] = {{"tp", tp}, {"pp", pp}, {"dp", dp}, {"cp", cp}, {"ep", ep}, {"vpp", vpp},
                      {"micro_batch", mbs}, {"sequence_parallel", tp > 1 && pick({0, 1, 1})},
                      {"recompute", std::vector<std::string>{"none", "selective", "full"}[rng() % 3]},
@@ -837,6 +838,9 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     interleaved += has(a, "--num-layers-per-virtual-pipeline-stage") ||
                    has(a, "--num-virtual-stages-per-pipeline-rank");
     moe += has(a, "--num-experts");
+    overlapped += has(a, "--overlap-param-gather");
+    EXPECT_EQ(has(a, "--overlap-grad-reduce"),
+              s["training"]["overlap_grad_reduce"].get<bool>() && dp * cp > 1);
     EXPECT_EQ(int_arg(a, "--tensor-model-parallel-size", 0), tp);
     EXPECT_EQ(int_arg(a, "--pipeline-model-parallel-size", 0), pp);
     EXPECT_EQ(int_arg(a, "--context-parallel-size", 0), cp);
@@ -849,6 +853,7 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
   EXPECT_GT(uneven, 0);
   EXPECT_GT(interleaved, 0);
   EXPECT_GT(moe, 0);
+  EXPECT_GT(overlapped, 0);
   EXPECT_GT(launched, 30);
   EXPECT_GT(refused, 10);
 }
