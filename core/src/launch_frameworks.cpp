@@ -325,7 +325,7 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   out << "  \"bf16\": { \"enabled\": true },\n";
   out << "  \"zero_optimization\": {\n";
   out << "    \"stage\": " << p.zero << ",\n";
-  out << "    \"overlap_comm\": true,\n";
+  out << "    \"overlap_comm\": " << (scenario.training.overlap_grad_reduce ? "true" : "false") << ",\n";
   out << "    \"contiguous_gradients\": true,\n";
   out << "    \"reduce_scatter\": true\n";
   out << "  },\n";
