@@ -285,6 +285,10 @@ std::vector<ReportFormula> formulas() {
        "overrides it) + checkpoint size / storage bandwidth (read back)", "assumption, stated"},
       {23, "Daly's higher-order interval",
        "sqrt(2δM)·[1 + (1/3)·sqrt(δ/(2M)) + (1/9)·δ/(2M)] − δ (δ < 2M)", "Daly 2006 (higher-order estimate)"},
+      {24, "Parameters",
+       "L·(h·(2h + 2·kv_heads·d) + 2h) + dense layers · 2 or 3·h·f + MoE layers · ((E + shared)·2 or "
+       "3·h·f_e + h·E) + V·h (embedding) + V·h (untied head) + h; active: top_k + shared experts instead "
+       "of E + shared", "architecture tables of each model's paper; pplan architecture.h"},
   };
 }
 
@@ -342,8 +346,8 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
              " holds the most. " + params_text(total) + " parameters in total" +
              (model.moe && model.moe->experts > 0 ? ", " + params_text(active) + " active per token" : "") +
              ".";
-    s.figures = {fig("params_total", "parameters (counted)", total, "", 0),
-                 fig("params_active", "parameters active per token", active, "", 0),
+    s.figures = {fig("params_total", "parameters (counted)", total, "", 24),
+                 fig("params_active", "parameters active per token", active, "", 24),
                  fig("weights_gb", "weights", m.weights_bytes / gb, "GB", 1),
                  fig("gradients_gb", "gradients", m.gradients_bytes / gb, "GB", 1),
                  fig("optimizer_gb", "optimizer (Adam, fp32)", m.optimizer_bytes / gb, "GB", 1),

@@ -135,6 +135,25 @@ TEST(MoeMemory, DenseLeadingLayersUseTheDenseWidth) {
   EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 3), sbh * (dense + 32));
 }
 
+TEST(MoeMemory, DeepSeekV3StageTwoHoldsTheMostExperts) {
+  // 61 layers over 16 stages split 2/4/3: stage 1 holds layers 2–5 (layer 2 dense, 3 MoE),
+  // stage 2 holds layers 6–9 (4 MoE) and must be among the stages checked for the peak.
+  const Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  const ParallelConfig p = config(1, 16, 128, 64);
+  const StageSplit split = split_layers(61, 16);
+  ASSERT_EQ(split.first_layers, 2);
+  ASSERT_EQ(split.middle_layers, 4);
+  const auto stages = candidate_stages(s.model, split, 16);
+  EXPECT_NE(std::find(stages.begin(), stages.end(), 2), stages.end());
+  const double h = 7168, expert = 3 * h * 2048;
+  const StageParams two = stage_params_per_gpu(s, p, split, 2);
+  // 256 experts / ep 64 = 4 per GPU per layer; attention (MHA approximation), norms, the
+  // shared expert and the router are replicated over EP.
+  EXPECT_DOUBLE_EQ(two.expert, 4 * 4 * expert);
+  EXPECT_DOUBLE_EQ(two.dense, 4 * (4 * h * h + 2 * h + expert + h * 256));
+  EXPECT_GT(two.expert, stage_params_per_gpu(s, p, split, 1).expert);
+}
+
 TEST(MoePlacement, EpMustDivideExpertsAndDpTimesCp) {
   const Scenario s = mixtral();
   EXPECT_TRUE(has_code(evaluate(s, config(1, 1, 64, 16)), "plan.ep_not_divisible"));  // 8 % 16
