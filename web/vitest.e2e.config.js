@@ -10,6 +10,6 @@ export default defineConfig({
     testTimeout: 60000,
     hookTimeout: 120000,
     fileParallelism: false,
-    reporters: ['default', './tests/plain-reporter.js'],
+    reporters: ['default', ['./tests/plain-reporter.js', { suite: 'e2e' }]],
   },
 });

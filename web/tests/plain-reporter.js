@@ -1,7 +1,7 @@
 // Prints one plain "web: N passed, N failed" line at the end of a Vitest run (the CI harness
 // does not read Vitest's own summary; the exit code stays Vitest's).
 export default class PlainReporter {
-  constructor() { this.passed = 0; this.failed = 0; this.skipped = 0; }
+  constructor(options = {}) { this.suite = options.suite || 'web'; this.passed = 0; this.failed = 0; this.skipped = 0; }
   onTestCaseResult(testCase) {
     const state = testCase.result().state;
     if (state === 'passed') this.passed++;
@@ -10,7 +10,7 @@ export default class PlainReporter {
   }
   onTestRunEnd(testModules, unhandledErrors) {
     const failed = this.failed + (unhandledErrors ? unhandledErrors.length : 0);
-    const tag = process.env.PPLAN_SUITE || 'web';
+    const tag = this.suite;
     console.log(`\n${tag}: ${this.passed} passed, ${failed} failed${this.skipped ? `, ${this.skipped} skipped` : ''}`);
   }
 }
