@@ -70,7 +70,8 @@ function Results({ store, compact }) {
               <TimeBreakdown estimate={estimate} />
               <LayoutPicture parallel={estimate.parallel} gpus={gpus} gpusPerNode={gpn} />
               <PipelineTimeline parallel={estimate.parallel} pipeline={estimate.pipeline} />
-              <Explanation explanation={response.explanation} />
+              <Explanation explanation={store.explanations.value[sel] || response.explanation}
+                           forPlan={store.explanations.value[sel] ? sel : 0} />
             </>
           ) : null}
         </>

@@ -24,7 +24,8 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const launch = signal(null);      // {format, text|layout|problems} or {error}
   const gallery = signal({});       // file -> best plan (or {error})
   const ready = signal(false);
-  const hash = signal('');          // the live fragment (also in embed mode, where it is not written)
+  const hash = signal('');
+  const explanations = signal({});  // plan index -> the engine's explanation of that plan          // the live fragment (also in embed mode, where it is not written)
 
   const scenario = computed(() => toScenario(state.value));
   const selected = computed(() => {
@@ -55,8 +56,10 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       const response = await engine.plan(doc, TOP_PLANS);
       if (seq !== computeSeq) return;
       result.value = response;
+      explanations.value = { 0: response.explanation };
       error.value = null;
       engine.mark('pplan:plan');
+      explainSelected();
     } catch (e) {
       if (seq !== computeSeq) return;
       error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));
@@ -79,6 +82,20 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (embed || !win || encoded === lastHashWritten) return;
     lastHashWritten = encoded;
     if (win.location.hash.replace(/^#/, '') !== encoded) win.history.replaceState(null, '', `#${encoded}`);
+  }
+
+  /** The explanation of the selected plan: the search explains its best; any other plan is
+   * explained by asking the engine about that plan alone (all its settings pinned). */
+  async function explainSelected() {
+    const response = result.value;
+    const i = Number(state.value.sel) || 0;
+    if (!response || explanations.value[i] || !response.plans[i]) return;
+    const plan = response.plans[i];
+    const doc = { ...scenario.value, parallel: plan.parallel };
+    try {
+      const answer = await engine.plan(doc, 1);
+      if (result.value === response) explanations.value = { ...explanations.value, [i]: answer.explanation };
+    } catch { /* keep showing the search's own explanation */ }
   }
 
   async function refreshLaunch() {
@@ -113,6 +130,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (scenarioChanged && !('sel' in patch)) next.sel = '0';
     state.value = next;
     if (scenarioChanged) schedule();
+    else if (next.sel !== before.sel) explainSelected();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
     if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
     writeUrl();
@@ -162,7 +180,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   return {
-    state, banner, presets, result, hash, error, busy, launch, gallery, ready, scenario, selected, fieldErrors,
+    state, banner, presets, result, hash, explanations, error, busy, launch, gallery, ready, scenario, selected, fieldErrors,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },
   };

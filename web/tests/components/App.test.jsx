@@ -77,6 +77,8 @@ describe('editing', () => {
     await waitFor(() => expect(within(screen.getByRole('table', { name: /Ranked plans/ })).getAllByRole('row').length).toBe(11), { timeout: 20000 });
     fireEvent.click(screen.getByRole('button', { name: 'Select plan 3' }));
     expect(screen.getByText('Plan #3 fits')).toBeTruthy();
+    // The explanation follows the selection.
+    await waitFor(() => expect(screen.getByRole('heading', { name: 'The 30-second answer (plan #3)' })).toBeTruthy());
   });
 
   it('says why nothing fits', async () => {
