@@ -2,8 +2,9 @@ import { defineConfig } from 'vite';
 import preact from '@preact/preset-vite';
 
 // The Content-Security-Policy of the built page (not the dev server, whose hot reload needs
-// inline scripts). 'wasm-unsafe-eval': the engine compiles WebAssembly. connect-src data: the
-// SINGLE_FILE engine first tries fetch() on its inlined data: URL (then decodes it itself).
+// inline scripts). 'wasm-unsafe-eval': the engine compiles WebAssembly. worker-src 'self': the
+// engine runs in a module worker. connect-src data: where the engine runs in the page itself
+// (no Worker), the SINGLE_FILE loader first tries fetch() on its inlined data: URL.
 export const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
@@ -17,20 +18,6 @@ export const CSP = [
   "form-action 'none'",
 ].join('; ');
 
-// Starts downloading the engine chunk alongside the page's own script: the shell still renders
-// first (the engine is a separate, lazily imported module), but the first plan comes sooner.
-const preloadEnginePlugin = {
-  name: 'pplan-preload-engine',
-  apply: 'build',
-  transformIndexHtml: {
-    order: 'post',
-    handler: (html, ctx) => {
-      const chunk = Object.values(ctx.bundle || {}).find((c) => c.type === 'chunk' && /generated\/pplan\.mjs$/.test(c.facadeModuleId || ''));
-      return chunk ? [{ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: '', href: `./${chunk.fileName}` }, injectTo: 'head' }] : [];
-    },
-  },
-};
-
 const cspPlugin = {
   name: 'pplan-csp',
   apply: 'build',
@@ -42,7 +29,8 @@ const cspPlugin = {
 
 export default defineConfig({
   base: './',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), preloadEnginePlugin, cspPlugin],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), cspPlugin],
+  worker: { format: 'es' },
   server: { fs: { allow: ['..'] } },
   build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 1600 },
   test: {

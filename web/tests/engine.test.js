@@ -52,6 +52,7 @@ describe('envelope mapping', () => {
     const body = await request({ command: 'version' });
     expect(body.ok).toBe(true);
     expect(body.schema_version).toBe(1);
+    expect(await engineVersion()).toMatch(/^\d+\.\d+\.\d+$/);
     expect(body.engine_version).toBe(await engineVersion());
   });
 

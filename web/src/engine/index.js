@@ -1,6 +1,8 @@
 // The engine facade: the only module that talks to the wasm. JSON envelopes in and out
 // (shared/spec/contract.md); ok:false becomes a PlannerError; infeasible plans are data.
-// The generated module is imported lazily and created once, so the page shell renders first.
+// In a browser the engine runs in a module Worker (worker.js); where there is no Worker
+// (Node, jsdom tests) it is imported lazily into this thread. Either way it is created once
+// and the API is async, so callers do not care where it runs.
 
 /** An error the engine reported (bad input) or an engine crash (code "internal"). */
 export class PlannerError extends Error {
@@ -12,26 +14,9 @@ export class PlannerError extends Error {
   }
 }
 
-let modulePromise = null;
-
 /** A performance mark for the e2e timing breakdown (no-op where unsupported). */
 export function mark(name) {
   try { globalThis.performance?.mark?.(name); } catch { /* ignore */ }
-}
-
-/** Loads and instantiates the engine once; later calls share the same instance. */
-export function loadEngine() {
-  if (!modulePromise) {
-    mark('pplan:engine-import');
-    modulePromise = import('./generated/pplan.mjs')
-      .then((generated) => { mark('pplan:engine-fetched'); return generated.default(); })
-      .then((engine) => { mark('pplan:engine-ready'); return engine; })
-      .catch((e) => {
-        modulePromise = null;
-        throw new PlannerError('internal', `the engine failed to load: ${e && e.message ? e.message : e}`);
-      });
-  }
-  return modulePromise;
 }
 
 /** Calls an engine instance; anything it throws becomes PlannerError('internal'). */
@@ -46,10 +31,99 @@ export function callEngine(engine, requestJson) {
   }
 }
 
-/** Runs one request and returns the engine's JSON text exactly as produced (for parity tests). */
-export async function requestText(request) {
-  const engine = await loadEngine();
-  return callEngine(engine, typeof request === 'string' ? request : JSON.stringify(request));
+const loadFailed = (e) => new PlannerError('internal', `the engine failed to load: ${e && e.message ? e.message : e}`);
+
+function inThreadBackend() {
+  const engine = import('./generated/pplan.mjs').then((generated) => generated.default());
+  return {
+    ready: engine.then(() => undefined, (e) => { throw loadFailed(e); }),
+    call: async (json) => callEngine(await engine.catch((e) => { throw loadFailed(e); }), json),
+  };
+}
+
+function workerBackend() {
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'pplan-engine' });
+  const queue = [];
+  let current = null;
+  let nextId = 1;
+  let dead = null;
+  let settleReady;
+  const ready = new Promise((resolve, reject) => { settleReady = { resolve, reject }; });
+  ready.catch(() => {});
+
+  const fail = (error) => {
+    dead = error;
+    settleReady.reject(error);
+    for (const job of [current, ...queue.splice(0)].filter(Boolean)) job.reject(error);
+    current = null;
+  };
+  const pump = () => {
+    if (current || dead || !queue.length) return;
+    current = queue.shift();
+    worker.postMessage({ id: current.id, request: current.json });
+  };
+  worker.onmessage = ({ data }) => {
+    if (data.type === 'ready') settleReady.resolve();
+    else if (data.type === 'failed') fail(loadFailed(data.message));
+    else if (data.type === 'reply' && current && data.id === current.id) {
+      const job = current;
+      current = null;
+      if (data.crashed) job.reject(new PlannerError('internal', 'engine crashed'));
+      else job.resolve(data.text);
+      pump();
+    }
+  };
+  worker.onerror = (event) => { event.preventDefault?.(); fail(loadFailed(event.message || 'worker error')); };
+
+  return {
+    ready,
+    /** Queues a request; a newer request on the same channel replaces a queued older one. */
+    call(json, channel) {
+      if (dead) return Promise.reject(dead);
+      return new Promise((resolve, reject) => {
+        if (channel) {
+          for (let i = queue.length - 1; i >= 0; i--) {
+            if (queue[i].channel === channel) {
+              queue[i].reject(new PlannerError('superseded', 'superseded by a newer request'));
+              queue.splice(i, 1);
+            }
+          }
+        }
+        queue.push({ id: nextId++, json, channel, resolve, reject });
+        pump();
+      });
+    },
+  };
+}
+
+let backend = null;
+
+function getBackend() {
+  if (!backend) {
+    mark('pplan:engine-start');
+    if (typeof window !== 'undefined' && typeof Worker === 'function') {
+      try {
+        backend = workerBackend();
+      } catch {
+        backend = inThreadBackend();
+      }
+    } else {
+      backend = inThreadBackend();
+    }
+    backend.ready.then(() => mark('pplan:engine-ready'), () => {});
+  }
+  return backend;
+}
+
+/** Starts the engine (download, compile) once; resolves when it can answer. */
+export function loadEngine() {
+  return getBackend().ready;
+}
+
+/** Runs one request and returns the engine's JSON text exactly as produced (for parity tests).
+ * `channel`: requests on the same channel supersede each other while queued. */
+export async function requestText(request, channel) {
+  return getBackend().call(typeof request === 'string' ? request : JSON.stringify(request), channel);
 }
 
 /** Parses an envelope: the body when ok, otherwise throws its PlannerError. */
@@ -68,12 +142,12 @@ export function unwrap(text) {
 }
 
 /** Runs one request envelope ({command, scenario, top, format}); resolves to the body. */
-export async function request(envelope) {
-  return unwrap(await requestText(envelope));
+export async function request(envelope, channel) {
+  return unwrap(await requestText(envelope, channel));
 }
 
-export const plan = (scenario, top = 10) => request({ command: 'plan', scenario, top });
+export const plan = (scenario, top = 10, channel) => request({ command: 'plan', scenario, top }, channel);
 export const evaluate = (scenario) => request({ command: 'evaluate', scenario });
-export const launch = (scenario, format) => request({ command: 'launch', scenario, format });
+export const launch = (scenario, format) => request({ command: 'launch', scenario, format }, 'launch');
 export const presets = () => request({ command: 'presets' });
-export const engineVersion = async () => (await loadEngine()).version();
+export const engineVersion = async () => (await request({ command: 'version' })).engine_version;

@@ -53,7 +53,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const seq = ++computeSeq;
     busy.value = true;
     try {
-      const response = await engine.plan(doc, TOP_PLANS);
+      const response = await engine.plan(doc, TOP_PLANS, 'main');
       if (seq !== computeSeq) return;
       result.value = response;
       explanations.value = { 0: response.explanation };
@@ -61,7 +61,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       engine.mark('pplan:plan');
       explainSelected();
     } catch (e) {
-      if (seq !== computeSeq) return;
+      if (seq !== computeSeq || (e && e.code === 'superseded')) return;
       error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));
     } finally {
       if (seq === computeSeq) busy.value = false;
@@ -93,7 +93,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const plan = response.plans[i];
     const doc = { ...scenario.value, parallel: plan.parallel };
     try {
-      const answer = await engine.plan(doc, 1);
+      const answer = await engine.plan(doc, 1, 'explain');
       if (result.value === response) explanations.value = { ...explanations.value, [i]: answer.explanation };
     } catch { /* keep showing the search's own explanation */ }
   }
@@ -104,7 +104,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       const response = await engine.launch(scenario.value, fmt);
       if (state.value.fmt === fmt) launch.value = { format: fmt, response };
     } catch (e) {
-      if (state.value.fmt === fmt) launch.value = { format: fmt, error: e };
+      if (state.value.fmt === fmt && !(e && e.code === 'superseded')) launch.value = { format: fmt, error: e };
     }
   }
 
