@@ -59,7 +59,10 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   double mlp_width = model.ffn_hidden;
   if (moe) {
     // Each token visits top_k routed experts (+ shared ones); grouped GEMMs over the experts
-    // local to this GPU see tokens·top_k/experts rows each.
+    // local to this GPU see tokens·top_k/experts rows each. Assumption, stated: routing is
+    // balanced (load-balancing loss or bias). An imbalanced router stretches these GEMMs and
+    // the all-to-all below by the max/mean expert load (bounded by the capacity factor when
+    // tokens are dropped, e.g. 1.25 in Switch Transformer, Fedus et al. 2022 §2.2).
     const MoeSpec& spec = *model.moe;
     mlp_width = spec.expert_ffn_hidden;
     const double per_expert_rows = std::max(1.0, tokens * spec.top_k / spec.experts);

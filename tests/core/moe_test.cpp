@@ -10,10 +10,12 @@
 
 #include "../support/scenario_files.h"
 #include "pplan/architecture.h"
+#include "pplan/comm.h"
 #include "pplan/design_report.h"
 #include "pplan/estimate.h"
 #include "pplan/explain.h"
 #include "pplan/memory.h"
+#include "pplan/placement.h"
 #include "pplan/search.h"
 
 namespace pplan {
@@ -196,6 +198,22 @@ TEST(MoeTraffic, AllToAllBytesFollowTokensTimesTopKTimesHidden) {
   EXPECT_DOUBLE_EQ(per_a2a, 469762048.0);
   EXPECT_DOUBLE_EQ(network, 120.0 * 4 * 4 * per_a2a * 56 / 64);
   EXPECT_DOUBLE_EQ(nvlink, 120.0 * 4 * 4 * per_a2a * 7 / 64);
+}
+
+TEST(MoeTraffic, AllToAllTimeIsBoundByTheSlowerOfNvlinkAndTheNic) {
+  // Uniform routing over n ranks, k per node: (k−1)/n of the bytes stay on NVLink, (n−k)/n
+  // leave over the GPU's own NIC, both at once.
+  const GpuSpec gpu = load_presets().gpus.at("h100-sxm");
+  const double bytes = 469762048.0;
+  const GroupPlacement inside = place_ranks(1, 8, 8);
+  EXPECT_DOUBLE_EQ(all_to_all_s(bytes, inside, gpu),
+                   7.0 / 8 * bytes / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s);
+  const GroupPlacement across = place_ranks(1, 64, 8);
+  ASSERT_EQ(across.nodes, 8);
+  const double on = 7.0 / 64 * bytes / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s;
+  const double off = 56.0 / 64 * bytes / network(gpu).bytes_per_s + network(gpu).latency_s;
+  EXPECT_DOUBLE_EQ(all_to_all_s(bytes, across, gpu), std::max(on, off));
+  EXPECT_GT(all_to_all_s(bytes, across, gpu), 5 * all_to_all_s(bytes, inside, gpu));
 }
 
 TEST(MoeSearch, CoversEpAndRespectsItsRules) {
