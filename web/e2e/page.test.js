@@ -276,6 +276,39 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('copies the link, the Markdown table, the scenario JSON and the iframe snippet', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.fill('#f-gpus', '512');
+    await page.fill('#f-dp', '8');
+    await page.waitForFunction(() => /gpus=512/.test(location.hash));
+    const clip = () => page.evaluate(() => navigator.clipboard.readText());
+    await page.click('button:text-is("Copy link")');
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => /gpus=512/.test(t)));
+    expect(await clip()).toBe(page.url());
+    await page.click('button:text-is("Copy as Markdown")');
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('**GPT-3')));
+    expect((await clip()).split('\n')[2]).toMatch(/^\| # \| tp \| pp \|/);
+    await page.click('button:text-is("Copy scenario JSON")');
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('{')));
+    expect(JSON.parse(await clip()).cluster).toEqual({ gpu: 'a100-80gb', gpus: 512, gpus_per_node: 8 });
+    await page.click('summary:text-is("Embed")');
+    await page.click('button:text-is("Copy snippet")');
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('<iframe')));
+    expect(await clip()).toContain('?embed=1#v=1&amp;model=gpt3-175b');
+    await context.close();
+  });
+
+  it('follows a link pasted into the same tab', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.evaluate(() => { location.hash = 'v=1&model=llama3-8b&gpu=h100-sxm&gpus=64&gpn=8&seq=8192&gbs=512&tp=1&pp=1'; });
+    await page.waitForFunction(() => document.querySelector('#f-gpus')?.value === '64');
+    await page.waitForFunction(() => /Llama 3 8B on 64/.test(document.querySelector('.scenario-title')?.textContent || ''));
+    await context.close();
+  });
+
   it('works offline once loaded', async () => {
     const { context, page } = await openPage(baseUrl, { serviceWorkers: 'allow' });
     await page.waitForSelector('[data-testid=m-min-gpus]');

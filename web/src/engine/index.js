@@ -41,8 +41,11 @@ function inThreadBackend() {
   };
 }
 
-function workerBackend() {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'pplan-engine' });
+/**
+ * A backend over a Worker-like object ({postMessage, onmessage, onerror}) speaking worker.js's
+ * protocol: one request in flight; queued requests on the same channel superseded by newer ones.
+ */
+export function createWorkerBackend(worker) {
   const queue = [];
   let current = null;
   let nextId = 1;
@@ -94,6 +97,10 @@ function workerBackend() {
       });
     },
   };
+}
+
+function workerBackend() {
+  return createWorkerBackend(new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'pplan-engine' }));
 }
 
 let backend = null;
