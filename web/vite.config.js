@@ -29,7 +29,7 @@ const cspPlugin = {
 
 export default defineConfig({
   base: './',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true }), cspPlugin],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true, exclude: [/node_modules/, /engine\/generated\//] }), cspPlugin],
   worker: { format: 'es' },
   server: { fs: { allow: ['..'] } },
   build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 1600 },
