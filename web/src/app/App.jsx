@@ -55,6 +55,14 @@ function Results({ store, compact }) {
       ) : null}
       <PlanSummary estimate={estimate} rank={sel} />
       {!plans.length ? <Diagnostics search={response.search} hasPlans={false} /> : null}
+      {!plans.length && response.nearest_infeasible && response.nearest_infeasible.length ? (
+        <>
+          <PlansTable plans={response.nearest_infeasible} selected={-1} onSelect={() => {}} compact
+                      caption="Closest configurations (none fits)" />
+          <Diagnostics diagnostics={response.nearest_infeasible[0].diagnostics} hasPlans title="Why the closest one fails" />
+          <MemoryBar memory={response.nearest_infeasible[0].memory_gb} />
+        </>
+      ) : null}
       {!plans.length && response.explanation ? <Explanation explanation={response.explanation} /> : null}
       {estimate ? (
         <>

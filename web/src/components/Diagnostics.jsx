@@ -1,11 +1,11 @@
 // Why a plan or a search came out infeasible: diagnostics and rejection counts, as data.
-export function Diagnostics({ diagnostics, search, hasPlans }) {
+export function Diagnostics({ diagnostics, search, hasPlans, title }) {
   const list = diagnostics || [];
   const reasons = search ? Object.entries(search.rejected_by_reason || {}) : [];
   if (hasPlans && !list.length) return null;
   return (
-    <section class={`card ${hasPlans ? '' : 'warn'}`} aria-labelledby="diag-h">
-      <h3 id="diag-h">{hasPlans ? 'Notes on this plan' : 'No configuration fits'}</h3>
+    <section class={`card ${hasPlans ? '' : 'warn'}`}>
+      <h3>{title || (hasPlans ? 'Notes on this plan' : 'No configuration fits')}</h3>
       {list.length ? (
         <ul class="diagnostics">
           {list.map((d, i) => (<li key={i} class={d.severity}><code>{d.code}</code> {d.message}</li>))}

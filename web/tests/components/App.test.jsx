@@ -90,6 +90,18 @@ describe('editing', () => {
     await waitFor(() => expect(screen.getByText('No configuration fits')).toBeTruthy());
   });
 
+  it('shows the closest configurations and why they fail', async () => {
+    await openPage();
+    fireEvent.change(screen.getByLabelText('GPU'), { target: { value: 'a100-40gb' } });
+    fireEvent.input(screen.getByLabelText('GPUs'), { target: { value: '16' } });
+    fireEvent.input(screen.getByLabelText('Global batch (sequences)'), { target: { value: '16' } });
+    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    await waitFor(() => expect(screen.getByRole('table', { name: 'Closest configurations (none fits)' })).toBeTruthy(), { timeout: 20000 });
+    expect(screen.getByText('Why the closest one fails')).toBeTruthy();
+    expect(screen.getByText(/needs .* GB but the GPU has/)).toBeTruthy();
+    expect(screen.getByText('does not fit')).toBeTruthy();
+  });
+
   it('editing an architecture field turns the preset into a custom model', async () => {
     const store = await openPage();
     fireEvent.input(screen.getByLabelText('Layers'), { target: { value: '48' } });
