@@ -72,7 +72,7 @@ long long group_count(const ParallelConfig& p, GroupKind kind) {
 }
 
 std::vector<std::vector<int>> rank_groups(const ParallelConfig& p, GroupKind kind,
-                                          int max_groups) {
+                                          int max_groups, int max_members) {
   const std::vector<GroupPlacement> dims = dims_of(p, kind);
   const long long world = world_size(p);
   long long members = 1;
@@ -84,18 +84,23 @@ std::vector<std::vector<int>> rank_groups(const ParallelConfig& p, GroupKind kin
     bool is_base = true;
     for (const GroupPlacement& d : dims) is_base = is_base && coordinate(int(base), d) == 0;
     if (!is_base) continue;
-    std::vector<int> group;
-    group.reserve(static_cast<std::size_t>(members));
-    for (long long i = 0; i < members; ++i) {
+    auto member = [&](long long i) {
       long long rank = base;
       long long rest = i;
       for (const GroupPlacement& d : dims) {
         rank += (rest % d.size) * d.stride;
         rest /= d.size;
       }
-      group.push_back(static_cast<int>(rank));
+      return static_cast<int>(rank);
+    };
+    std::vector<int> group;
+    if (kind == GroupKind::kEmbedding) {
+      group = members > 1 ? std::vector<int>{member(0), member(members - 1)} : std::vector<int>{member(0)};
+    } else {
+      const long long listed = max_members > 0 ? std::min<long long>(members, max_members) : members;
+      group.reserve(static_cast<std::size_t>(listed));
+      for (long long i = 0; i < listed; ++i) group.push_back(member(i));
     }
-    if (kind == GroupKind::kEmbedding && group.size() > 1) group = {group.front(), group.back()};
     groups.push_back(std::move(group));
     if (max_groups > 0 && static_cast<int>(groups.size()) >= max_groups) break;
   }
@@ -124,6 +129,7 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   // Huge worlds: the first 8 nodes' ranks and the first 16 groups of each kind.
   const long long listed_ranks = truncated ? std::min<long long>(world, 8LL * gpus_per_node) : world;
   const int max_groups = truncated ? 16 : 0;
+  const int max_members = truncated ? 64 : 0;
 
   ordered_json j;
   j["order"] = "tp-cp-ep-dp-pp";
@@ -155,8 +161,8 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
     j["note"] = "world of " + std::to_string(world) + " ranks exceeds " +
                 std::to_string(kMaxListedRanks) + ": \"ranks\" lists the first " +
                 std::to_string(listed_ranks) + " ranks and each group kind its first " +
-                std::to_string(max_groups) +
-                " groups; every other rank follows rank_formula";
+                std::to_string(max_groups) + " groups with their first " +
+                std::to_string(max_members) + " members; every other rank follows rank_formula";
   }
   ordered_json ranks = ordered_json::array();
   for (long long r = 0; r < listed_ranks; ++r) {
@@ -177,7 +183,7 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   for (GroupKind kind : {GroupKind::kTp, GroupKind::kCp, GroupKind::kDp, GroupKind::kDpCp,
                          GroupKind::kPp, GroupKind::kEp, GroupKind::kExpertDp,
                          GroupKind::kModelParallel, GroupKind::kEmbedding}) {
-    groups[group_kind_name(kind)] = rank_groups(p, kind, max_groups);
+    groups[group_kind_name(kind)] = rank_groups(p, kind, max_groups, max_members);
     counts[group_kind_name(kind)] = group_count(p, kind);
   }
   j["group_counts"] = counts;

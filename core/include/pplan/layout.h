@@ -64,10 +64,11 @@ RankCoordinates rank_coordinates(const ParallelConfig& parallel, int gpus_per_no
  * Member lists of every group of `kind`, ordered as Megatron's
  * generate_masked_orthogonal_rank_groups returns them (launch.md §1.5).
  * Example: world 16, tp 2, pp 4, dp 2: kDp -> [0,2] [1,3] [4,6] [5,7] ...; kPp -> [0,4,8,12] ...
- * `max_groups` > 0 stops after that many groups (huge worlds).
+ * `max_groups` > 0 stops after that many groups, `max_members` > 0 lists only each group's
+ * first members (huge worlds: one DP group of 2^19 ranks was 10 MB of JSON).
  */
 std::vector<std::vector<int>> rank_groups(const ParallelConfig& parallel, GroupKind kind,
-                                          int max_groups = 0);
+                                          int max_groups = 0, int max_members = 0);
 
 /// Number of groups of `kind` in the world (world / group size).
 long long group_count(const ParallelConfig& parallel, GroupKind kind);
