@@ -1,19 +1,23 @@
 // Worked examples: published figures next to pplan's, each loadable with one click.
-import { GALLERY } from '../data/gallery.js';
+import { GALLERY, otherExamples } from '../data/gallery.js';
 import { fmtPct } from '../state/format.js';
 
 function layoutText(p) {
   return `t${p.tp} p${p.pp} d${p.dp}${p.cp > 1 ? ` c${p.cp}` : ''}`;
 }
 
-function Pplan({ result, metric }) {
+function Pplan({ result, metric, published }) {
   if (!result) return <span class="muted">computing…</span>;
   if (result.error) return <span class="muted">{result.error.message}</span>;
   if (!result.plan) return <span class="muted">no plan fits</span>;
   const e = result.plan;
   // tflops_per_gpu counts model FLOPs; for an HFU comparison count recomputation too (hfu/mfu).
   const tflops = metric === 'hfu' && e.mfu > 0 ? e.tflops_per_gpu * (e.hfu / e.mfu) : e.tflops_per_gpu;
-  return <span>{metric.toUpperCase()} {fmtPct(e[metric], 0)} · {tflops.toFixed(0)} TFLOP/s · {layoutText(e.parallel)}{e.fits ? '' : ' (does not fit)'}</span>;
+  const delta = published ? (e[metric] - published) / published : null;
+  return (
+    <span>{metric.toUpperCase()} {fmtPct(e[metric], 0)} · {tflops.toFixed(0)} TFLOP/s · {layoutText(e.parallel)}{e.fits ? '' : ' (does not fit)'}
+      {delta !== null ? <span class="muted"> ({delta >= 0 ? '+' : '−'}{Math.abs(delta * 100).toFixed(0)}%)</span> : null}</span>
+  );
 }
 
 export function Gallery({ results, onLoad }) {
@@ -30,7 +34,7 @@ export function Gallery({ results, onLoad }) {
             <tr key={g.file}>
               <th scope="row">{g.title}</th>
               <td>{g.published.metric.toUpperCase()} {fmtPct(g.published.value, 0)} · {g.published.tflops_per_gpu} TFLOP/s · {layoutText(g.published)}</td>
-              <td><Pplan result={results[g.file]} metric={g.published.metric} /></td>
+              <td><Pplan result={results[g.file]} metric={g.published.metric} published={g.published.value} /></td>
               <td><button type="button" onClick={() => onLoad(g.file)} aria-label={`Load ${g.title}`}>Load</button></td>
             </tr>
           ))}
@@ -51,7 +55,17 @@ export function Gallery({ results, onLoad }) {
       ))}
       {table(llama, 'Llama 3 405B', llama[0].source)}
       {table(megatron, 'Megatron-LM 2021, Table 1 (weak scaling)', megatron[0].source)}
-      <p class="sub">HFU counts recomputation FLOPs (Megatron's "percent of peak"); MFU counts model FLOPs only.
+      <h3>More scenarios</h3>
+      <ul class="more-examples">
+        {otherExamples().map((e) => (
+          <li key={e.file}>
+            <button type="button" onClick={() => onLoad(e.file)} aria-label={`Load ${e.name}`}>Load</button>{' '}
+            <b>{e.name}</b> <code class="muted">examples/{e.file}</code>
+            {e.description ? <p class="sub">{e.description}</p> : null}
+          </li>
+        ))}
+      </ul>
+      <p class="sub">In brackets: pplan's figure relative to the published one. HFU counts recomputation FLOPs (Megatron's "percent of peak"); MFU counts model FLOPs only.
         pplan's time model is an estimate: compare rankings as much as values.</p>
     </section>
   );

@@ -12,6 +12,15 @@ export function exampleScenario(file) {
   return doc;
 }
 
+/** Every other examples/*.json file (name and description from the file), for "More scenarios". */
+export function otherExamples() {
+  const listed = new Set(GALLERY.map((g) => g.file));
+  return Object.entries(files)
+    .map(([path, doc]) => ({ file: path.split('/').pop(), name: doc.name || path.split('/').pop(), description: doc.description || '' }))
+    .filter((e) => !listed.has(e.file))
+    .sort((a, b) => a.file.localeCompare(b.file));
+}
+
 const MEGATRON = 'Narayanan et al. 2021, Megatron-LM on GPU clusters (SC\'21), Table 1';
 const LLAMA = 'Llama Team 2024, The Llama 3 Herd of Models, §3.3.2 Table 4';
 
