@@ -2,6 +2,9 @@
 // Megatron's default rank order tp-cp-ep-dp-pp, tp fastest-varying (shared/reference/launch.md
 // §1.5; core/include/pplan/placement.h): global rank r = t + tp·(c + cp·(d + dp·s)).
 // Expert parallelism re-slices cp·dp into ep groups (stride tp) and is shown as a note.
+// The engine's `launch --format layout` lists every rank and group; the picture needs only the
+// nodes of replica 0 for whichever plan is selected, so it applies the same formula here rather
+// than fetching (and parsing) a per-rank document of up to a million entries.
 
 /** (tp, cp, dp, pp) coordinates of global rank r. */
 export function coordsOfRank(r, p) {
