@@ -69,8 +69,9 @@ function Results({ store, compact }) {
           <MethodSteps estimate={estimate} gpus={gpus} gpusPerNode={gpn} globalBatch={Number(typed(state.gbs))}
                        gpuMemoryGb={gpuMemoryGb(state, store.presets.value)} />
           <PlansTable plans={plans} selected={sel} onSelect={(i) => store.update({ sel: String(i) })} compact={compact} />
-          <p class="sub search-stats">{response.search.configs_evaluated.toLocaleString('en-US')} configuration{response.search.configs_evaluated === 1 ? '' : 's'} evaluated,{' '}
-            {response.search.feasible.toLocaleString('en-US')} feasible{response.search.capped ? ' (search capped)' : ''}.</p>
+          <p class="sub search-stats" role="status">{store.busy.value ? 'Searching…' : (
+            <>{response.search.configs_evaluated.toLocaleString('en-US')} configuration{response.search.configs_evaluated === 1 ? '' : 's'} evaluated,{' '}
+              {response.search.feasible.toLocaleString('en-US')} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
           <Diagnostics diagnostics={estimate.diagnostics} hasPlans />
           <MemoryBar memory={estimate.memory_gb} />
           {!compact ? (
