@@ -155,7 +155,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   /** Reads the URL, loads the engine and computes the first plan. */
   async function init() {
     await loadHash(win ? win.location.hash : '');
-    if (win && !embed) {
+    if (win) { // also in embeds: a host may point the frame at another plan (reading only)
       win.addEventListener('hashchange', () => {
         if (win.location.hash.replace(/^#/, '') === lastHashWritten) return;
         loadHash(win.location.hash).then(() => schedule(0));
