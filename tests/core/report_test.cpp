@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -131,6 +132,18 @@ TEST(Report, Llama3GoodputAgreesWithItsPublishedEffectiveTrainingTime) {
   EXPECT_NEAR(figure(r, "mtbf_h")["value"].get<double>(), 54.0 * 24 / 419, 1e-4);
 }
 
+TEST(Report, TrillionParameterDaysToTrainMatchMegatronsEstimate) {
+  // Narayanan et al. 2021 §5.1: GPT 1T on 3072 A100s, 450B tokens, about 84 days (from
+  // 8·T·P/(n·X) at the measured 163 TFLOP/s). pplan's days = budget / tokens per day.
+  const nlohmann::json r = report_of("examples/megatron-1t-3072-a100.json");
+  ASSERT_TRUE(r["ok"].get<bool>());
+  const double days = figure(r, "days_to_train")["value"].get<double>();
+  std::printf("[ GPT 1T ] %.1f days for 450B tokens (published estimate: 84)\n", days);
+  EXPECT_NEAR(days / 84.0, 1.0, 0.15);
+  EXPECT_NEAR(figure(r, "checkpoint_gb")["value"].get<double>() / (14.0 * figure(r, "params_total")["value"].get<double>() / 1e9),
+              1.0, 1e-5);
+}
+
 TEST(Report, ScenarioOverridesStorageAndFailureRate) {
   const nlohmann::json r = report_of("examples/deepseek-v3-2048-h800.json",
                                      R"({"report":{"storage_gbytes_per_s":1000,"failures_per_gpu_hour":1e-4}})");
@@ -185,7 +198,8 @@ TEST_P(ReportGolden, MatchesTheGoldenMarkdown) {
 
 INSTANTIATE_TEST_SUITE_P(Examples, ReportGolden,
                          ::testing::Values("deepseek-v3-2048-h800", "llama3-405b-128k-16384-h100",
-                                           "mixtral-8x7b-256-h100", "gpt3-175b-1024-a100"));
+                                           "mixtral-8x7b-256-h100", "gpt3-175b-1024-a100",
+                                           "megatron-1t-3072-a100"));
 
 }  // namespace
 }  // namespace pplan
