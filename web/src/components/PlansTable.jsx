@@ -1,6 +1,16 @@
 // The ranked plans; a row's button selects it.
 import { fmtGb, fmtPct, fmtSeconds } from '../state/format.js';
 
+const COLUMNS = [
+  ['#', 'rank, best first'], ['tp', 'tensor parallel: splits every layer (inside a node)'],
+  ['pp', 'pipeline parallel: stages of layers'], ['vpp', 'virtual stages (model chunks) per pipeline rank'],
+  ['dp', 'data parallel replicas'], ['cp', 'context parallel: splits the sequence'], ['ep', 'expert parallel (MoE)'],
+  ['mb', 'micro-batch size (sequences)'], ['recompute', 'activation recomputation'],
+  ['zero', 'ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP'],
+  ['memory/GPU', 'fullest stage, GB (1e9 bytes)'], ['bubble', 'pipeline bubble (p−1)/(v·m)'],
+  ['step', 'time per training step'], ['MFU', 'model FLOPs utilisation'],
+];
+
 export function PlansTable({ plans, selected, onSelect, compact, caption }) {
   if (!plans || plans.length === 0) return null;
   return (
@@ -9,10 +19,9 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
         <caption>{caption || `Ranked plans (best first)${compact ? '' : ' — select one to see its details'}`}</caption>
         <thead>
           <tr>
-            <th scope="col">#</th><th scope="col">tp</th><th scope="col">pp</th><th scope="col">vpp</th>
-            <th scope="col">dp</th><th scope="col">cp</th><th scope="col">ep</th><th scope="col">mb</th>
-            <th scope="col">recompute</th><th scope="col">zero</th><th scope="col">memory/GPU</th>
-            <th scope="col">bubble</th><th scope="col">step</th><th scope="col">MFU</th>
+            {COLUMNS.map(([label, title]) => (
+              <th key={label} scope="col">{title ? <abbr title={title}>{label}</abbr> : label}</th>
+            ))}
           </tr>
         </thead>
         <tbody>
@@ -20,7 +29,7 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
             const p = e.parallel;
             const isSel = i === selected;
             return (
-              <tr key={i} class={isSel ? 'selected' : ''} aria-selected={isSel ? 'true' : 'false'}>
+              <tr key={i} class={isSel ? 'selected' : ''}>
                 <td>{caption ? i + 1 : (
                   <button type="button" class="row-pick" aria-pressed={isSel ? 'true' : 'false'}
                           aria-label={`Select plan ${i + 1}`} onClick={() => onSelect(i)}>{i + 1}</button>)}</td>
