@@ -110,6 +110,18 @@ describe('editing', () => {
     expect(store.state.value.model.name).toBe('GPT-3 175B (edited)');
   });
 
+  it('MoE fields turn the model into a mixture of experts, and a missing one is named', async () => {
+    const store = await openPage();
+    fireEvent.input(screen.getByLabelText('Experts'), { target: { value: '8' } });
+    const topK = screen.getByLabelText('Experts per token (top-k)');
+    await waitFor(() => expect(topK.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(topK.getAttribute('aria-describedby')).textContent).toMatch(/top_k/);
+    fireEvent.input(topK, { target: { value: '2' } });
+    fireEvent.input(screen.getByLabelText('Expert FFN hidden'), { target: { value: '49152' } });
+    await waitFor(() => expect(topK.getAttribute('aria-invalid')).toBeNull());
+    expect(store.scenario.value.model.moe).toMatchObject({ experts: 8, top_k: 2, expert_ffn_hidden: 49152 });
+  });
+
   it('script-like input is shown as text, never as markup', async () => {
     const store = await openPage();
     const evil = '<img src=x onerror="window.__pwned=1">';
