@@ -15,6 +15,8 @@
 #include "../support/scenario_files.h"
 #include "pplan/api.h"
 #include "pplan/design_report.h"
+#include "pplan/estimate.h"
+#include "pplan/memory.h"
 
 namespace pplan {
 namespace {
@@ -65,6 +67,27 @@ TEST(ReportFormulas, CheckpointSizeIsWeightsPlusAdam) {
 TEST(ReportFormulas, DefaultStorageIsLlama3sPerGpuShare) {
   EXPECT_DOUBLE_EQ(default_storage_bytes_per_s(16384), 2e12);
   EXPECT_DOUBLE_EQ(default_storage_bytes_per_s(2048), 250e9);
+}
+
+TEST(ReportTraffic, TpAndDpBytesOfTheWorkedExample) {
+  // GPT-3 175B, t 8, p 8, N 16, selective recompute, no ZeRO (method.md worked example).
+  // TP [3]: m 96 · 12 layers · 4 collectives · 2·7/8 · (2048·12288·2) bytes, all on NVLink.
+  // DP [7]: 8 bytes/param · (n−1)/n over 16 ranks one per node, all over the NIC.
+  const Scenario s = testing::load_scenario("examples/gpt3-175b-1024-a100.json");
+  const Estimate e = evaluate(s, resolve_defaults(s));
+  const double message = 2048.0 * 12288 * 2;
+  for (const AxisTraffic& t : communication_per_step(s, e)) {
+    if (t.axis == "TP") {
+      EXPECT_DOUBLE_EQ(t.nvlink_bytes, 96.0 * 12 * 4 * 2 * 7 / 8 * message);
+      EXPECT_DOUBLE_EQ(t.network_bytes, 0.0);
+    }
+    if (t.axis == "DP") {
+      // Every stage holds 12 layers; the report shows the first of the busiest, stage 0.
+      const StageParams params = stage_params_per_gpu(s, e.parallel, e.split, 0);
+      EXPECT_DOUBLE_EQ(t.network_bytes, 8.0 * params.total() * 15 / 16);
+      EXPECT_DOUBLE_EQ(t.nvlink_bytes, 0.0);
+    }
+  }
 }
 
 nlohmann::json report_of(const std::string& example, const std::string& extra = "") {
