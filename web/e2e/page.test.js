@@ -276,6 +276,20 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('the launch tab configures the plan selected in the planner', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=512&gpn=8&seq=8192&gbs=512`);
+    await page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 3, null, { timeout: 20000 });
+    await page.click('button[aria-label="Select plan 4"]');
+    const row = (await page.locator('table.plans tbody tr').nth(3).locator('td').allTextContents()).slice(1, 8);
+    await page.click('nav.tabs button:text-is("Launch")');
+    await page.waitForSelector('text=For the plan', { timeout: 15000 });
+    const line = await page.locator('p:has-text("For the plan")').textContent();
+    expect(line).toContain(`TP ${row[0]} · PP ${row[1]}`);
+    expect(line).toContain(`DP ${row[3]}`);
+    expect(line).toContain(`micro-batch ${row[6]}`);
+    await context.close();
+  });
+
   it('copies the link, the Markdown table, the scenario JSON and the iframe snippet', async () => {
     const { context, page } = await openPage(baseUrl);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

@@ -34,7 +34,7 @@ export function LaunchPanel({ format, onFormat, launch }) {
       {!current ? <p class="sub">Generating…</p> : null}
       {p ? (
         <p class="sub">For the plan TP {p.tp} · PP {p.pp}{p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP {p.dp}{p.cp > 1 ? ` · CP ${p.cp}` : ''}{p.ep > 1 ? ` · EP ${p.ep}` : ''},
-          micro-batch {p.micro_batch}, recompute {p.recompute}, ZeRO {p.zero} (pinned, or the search's best). Placeholders (paths, addresses) are marked in the text.</p>
+          micro-batch {p.micro_batch}, recompute {p.recompute}, ZeRO {p.zero}: the plan selected in the Planner. Placeholders (paths, addresses) are marked in the text.</p>
       ) : null}
       {current && current.error ? (
         <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>

@@ -98,10 +98,13 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     } catch { /* keep showing the search's own explanation */ }
   }
 
+  /** Launch text for the selected plan (all its settings pinned), or the scenario as it is. */
   async function refreshLaunch() {
     const fmt = state.value.fmt;
+    const plan = selected.value;
+    const doc = plan ? { ...scenario.value, parallel: plan.parallel } : scenario.value;
     try {
-      const response = await engine.launch(scenario.value, fmt);
+      const response = await engine.launch(doc, fmt);
       if (state.value.fmt === fmt) launch.value = { format: fmt, response };
     } catch (e) {
       if (state.value.fmt === fmt && !(e && e.code === 'superseded')) launch.value = { format: fmt, error: e };
