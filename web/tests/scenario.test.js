@@ -47,6 +47,10 @@ describe('scenario mapping', () => {
     expect(fieldForPath('/model/hidden')).toBe('model.hidden');
     expect(fieldForPath('/model/moe/top_k')).toBe('model.moe.top_k');
     expect(fieldForPath('/cluster/gpu/memory_gb')).toBe('gpu.memory_gb');
+    expect(fieldForPath('/training/token_budget')).toBe('tokens');
+    expect(fieldForPath('/report/storage_gbytes_per_s')).toBe('storage');
+    expect(fieldForPath('/report/failures_per_gpu_hour')).toBe('failrate');
+    expect(fieldForPath('/report/restart_s')).toBe('restart');
     expect(fieldForPath('/')).toBeNull();
     expect(fieldForPath(undefined)).toBeNull();
   });

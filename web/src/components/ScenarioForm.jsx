@@ -108,6 +108,20 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
           <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
           <Field id="f-prec" label="Precision" value={state.prec} options={[['', 'default (BF16)'], ['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
                  onInput={(v) => onChange({ prec: v })} error={err('prec')} />
+          <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300e9"
+                 onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
+        </div>
+      </fieldset>
+
+      <fieldset>
+        <legend>Design report <span class="muted">(optional)</span></legend>
+        <div class="grid">
+          <Field id="f-storage" label="Storage write GB/s" value={state.storage} inputMode="decimal" placeholder="Llama 3's, scaled"
+                 onInput={(v) => onChange({ storage: v })} error={err('storage')} />
+          <Field id="f-failrate" label="Failures per GPU-hour" value={state.failrate} inputMode="decimal" placeholder="Llama 3's 1.97e-5"
+                 onInput={(v) => onChange({ failrate: v })} error={err('failrate')} />
+          <Field id="f-restart" label="Restart time (s)" value={state.restart} inputMode="decimal" placeholder="600"
+                 onInput={(v) => onChange({ restart: v })} error={err('restart')} />
         </div>
       </fieldset>
 

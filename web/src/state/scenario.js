@@ -2,7 +2,7 @@
 // user typed; numbers are sent as numbers, anything else is sent as typed so the engine names the
 // field and says what is wrong (one validator, in C++, for the CLI and the page alike).
 
-import { SCENARIO_KEYS, emptyState, UI_DEFAULTS } from './url.js';
+import { REPORT_FIELDS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
 
 /** Scenario paths of the flat state keys. */
 export const PATHS = {
@@ -11,6 +11,7 @@ export const PATHS = {
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
   rc: '/parallel/recompute', zero: '/parallel/zero',
+  ...Object.fromEntries(Object.entries(REPORT_FIELDS).map(([k, [group, field]]) => [k, `/${group}/${field}`])),
 };
 export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
 
@@ -77,6 +78,11 @@ export function toScenario(state) {
     else parallel[name] = typed(v);
   }
   if (Object.keys(parallel).length) doc.parallel = parallel;
+  for (const [k, [group, field]] of Object.entries(REPORT_FIELDS)) {
+    if (state[k] === '' || state[k] === undefined) continue;
+    doc[group] = doc[group] || {};
+    doc[group][field] = typed(state[k]);
+  }
   if (state.x) mergeInto(doc, JSON.parse(JSON.stringify(state.x)));
   return doc;
 }
@@ -94,7 +100,7 @@ function specToState(spec) {
 
 /**
  * A page state for a scenario document (an example file). Fields the form does not show
- * (e.g. training.token_budget, parallel.first_stage_layers) are kept in `x` so nothing is lost;
+ * (e.g. parallel.first_stage_layers) are kept in `x` so nothing is lost;
  * `name` and `description` are dropped (they do not change the plan).
  */
 export function fromScenario(doc) {
@@ -121,7 +127,7 @@ export function fromScenario(doc) {
     else x[k] = v;
   }
   state.x = Object.keys(x).length ? x : null;
-  return state;
+  return liftReportFields(state);
 }
 
 /**

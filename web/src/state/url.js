@@ -9,11 +9,20 @@
 // their fixtures live in tests/fixtures/links.json forever.
 
 export const URL_VERSION = 1;
+/**
+ * Optional inputs of the design report, added to v1 after it shipped (additive: old links have
+ * none, so they encode exactly as before). Key -> [scenario object, field] (json_io.cpp).
+ * Links written before these keys existed carried them inside `x`; liftReportFields moves them.
+ */
+export const REPORT_FIELDS = {
+  tokens: ['training', 'token_budget'], storage: ['report', 'storage_gbytes_per_s'],
+  failrate: ['report', 'failures_per_gpu_hour'], restart: ['report', 'restart_s'],
+};
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
-  'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+  'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero', ...Object.keys(REPORT_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
-export const TABS = ['plan', 'examples', 'launch'];
+export const TABS = ['plan', 'examples', 'launch', 'report'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
 /** Limits for untrusted links: longer hashes or payloads are refused with a banner. */
 export const MAX_HASH_CHARS = 16384;
@@ -24,7 +33,7 @@ const MAX_VALUE_CHARS = 200;
 export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '16', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
-  x: null, ...UI_DEFAULTS,
+  tokens: '', storage: '', failrate: '', restart: '', x: null, ...UI_DEFAULTS,
 });
 
 /** A state with every scenario field empty (what a readable link starts from). */
@@ -32,6 +41,26 @@ export function emptyState() {
   const s = { x: null, ...UI_DEFAULTS };
   for (const k of SCENARIO_KEYS) s[k] = '';
   return s;
+}
+
+/**
+ * Moves report inputs found in the extra fields `x` (numbers or text) into their own keys, so the
+ * form shows them; objects left empty are dropped. A key that is already set wins. Pure.
+ */
+export function liftReportFields(state) {
+  if (!state.x) return state;
+  const x = JSON.parse(JSON.stringify(state.x));
+  const out = { ...state };
+  for (const [key, [group, field]] of Object.entries(REPORT_FIELDS)) {
+    const v = x[group] && typeof x[group] === 'object' ? x[group][field] : undefined;
+    if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string') {
+      if (out[key] === '' || out[key] === undefined) out[key] = String(v);
+      delete x[group][field];
+      if (!Object.keys(x[group]).length) delete x[group];
+    }
+  }
+  out.x = Object.keys(x).length ? x : null;
+  return out;
 }
 
 // ---- upgrade chain ---------------------------------------------------------------------------
@@ -224,10 +253,11 @@ export async function decodeHash(hash) {
       else ignored.push(k);
     }
     if (state.model === '' && state.gpu === '') throw new LinkError('corrupt', 'this link names no model and no GPU');
+    const lifted = liftReportFields(state);
     const warning = ignored.length
       ? { kind: 'unknown', message: `ignored unknown link fields: ${ignored.slice(0, 5).join(', ').slice(0, 120)}` }
       : null;
-    return { state, warning };
+    return { state: lifted, warning };
   } catch (e) {
     const kind = e instanceof LinkError ? e.kind : 'corrupt';
     const message = e instanceof LinkError ? e.message : 'this link looks truncated or corrupt';
