@@ -10,13 +10,14 @@ import { MethodSteps } from '../components/MethodSteps.jsx';
 import { PipelineTimeline } from '../components/PipelineTimeline.jsx';
 import { PlanSummary } from '../components/PlanSummary.jsx';
 import { PlansTable } from '../components/PlansTable.jsx';
+import { ReportPanel } from '../components/ReportPanel.jsx';
 import { ScenarioForm } from '../components/ScenarioForm.jsx';
 import { SharePanel } from '../components/SharePanel.jsx';
 import { TimeBreakdown } from '../components/TimeBreakdown.jsx';
 import { plansToMarkdown } from '../state/markdown.js';
 import { typed } from '../state/scenario.js';
 
-const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch']];
+const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch'], ['report', 'Design report']];
 
 function scenarioTitle(state, presets) {
   const model = typeof state.model === 'string'
@@ -31,6 +32,13 @@ function scenarioTitle(state, presets) {
 function gpuMemoryGb(state, presets) {
   const spec = typeof state.gpu === 'string' ? presets && presets.gpus[state.gpu] : state.gpu;
   return spec ? Number(spec.memory_gb) : NaN;
+}
+
+/** The engine's explanation of the selected plan (the search's own for the best plan). */
+function selectedExplanation(store) {
+  const sel = Number(store.state.value.sel) || 0;
+  const response = store.result.value;
+  return store.explanations.value[sel] || (sel === 0 && response ? response.explanation : null);
 }
 
 function Results({ store, compact }) {
@@ -134,7 +142,9 @@ export function App({ store }) {
             <p class="scenario-title">{title}</p>
             {state.tab === 'launch'
               ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt })} launch={store.launch.value} />
-              : <Results store={store} />}
+              : state.tab === 'report'
+                ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} />
+                : <Results store={store} />}
           </main>
         </div>
       )}

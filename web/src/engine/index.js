@@ -156,5 +156,6 @@ export async function request(envelope, channel) {
 export const plan = (scenario, top = 10, channel) => request({ command: 'plan', scenario, top }, channel);
 export const evaluate = (scenario) => request({ command: 'evaluate', scenario });
 export const launch = (scenario, format) => request({ command: 'launch', scenario, format }, 'launch');
+export const report = (scenario) => request({ command: 'report', scenario }, 'report');
 export const presets = () => request({ command: 'presets' });
 export const engineVersion = async () => (await request({ command: 'version' })).engine_version;

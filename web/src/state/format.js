@@ -28,3 +28,24 @@ export function fmtParams(n) {
   if (n >= 1e9) return `${+(n / 1e9).toFixed(1)}B`;
   return `${+(n / 1e6).toFixed(0)}M`;
 }
+
+/** A number as the engine's Markdown report writes it (design_report.cpp num()): 1.01T, 11.94B,
+ * 2444, 145.3, 58.07, 0.914, 1.97e-05; so the page and the copied Markdown read the same. */
+export function fmtReportNumber(v) {
+  if (!finite(v)) return '–';
+  const a = Math.abs(v);
+  if (a === 0) return '0';
+  if (a >= 1e12) return `${(v / 1e12).toFixed(2)}T`;
+  if (a >= 1e9) return `${(v / 1e9).toFixed(2)}B`;
+  if (a >= 1e6) return `${(v / 1e6).toFixed(2)}M`;
+  if (v === Math.floor(v) || a >= 1000) return v.toFixed(0);
+  if (a >= 100) return v.toFixed(1);
+  if (a >= 10) return v.toFixed(2);
+  if (a >= 0.01) return v.toFixed(3);
+  return v.toExponential(2).replace(/e([+-])(\d)$/, 'e$10$2');
+}
+/** A report figure's value with its unit ('%' figures are fractions). */
+export function fmtReportValue(value, unit) {
+  if (unit === '%') return fmtPct(value);
+  return unit ? `${fmtReportNumber(value)} ${unit}` : fmtReportNumber(value);
+}

@@ -22,6 +22,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const error = signal(null);       // PlannerError of the current input, or null
   const busy = signal(false);
   const launch = signal(null);      // {format, text|layout|problems} or {error}
+  const report = signal(null);      // {response} or {error}: the design report of the selected plan
   const gallery = signal({});       // file -> best plan (or {error})
   const ready = signal(false);
   const hash = signal('');
@@ -67,6 +68,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       if (seq === computeSeq) busy.value = false;
     }
     if (state.value.tab === 'launch') refreshLaunch();
+    if (state.value.tab === 'report') refreshReport();
   }
 
   function schedule(delay = DEBOUNCE_MS) {
@@ -111,6 +113,21 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     }
   }
 
+  /** The design report of the selected plan (all its settings pinned), or of the scenario as it
+   * is (the engine then reports the search's best, or the closest infeasible plan). */
+  let reportSeq = 0;
+  async function refreshReport() {
+    const seq = ++reportSeq;
+    const plan = selected.value;
+    const doc = plan ? { ...scenario.value, parallel: plan.parallel } : scenario.value;
+    try {
+      const response = await engine.report(doc);
+      if (seq === reportSeq) report.value = { response };
+    } catch (e) {
+      if (seq === reportSeq && !(e && e.code === 'superseded')) report.value = { error: e };
+    }
+  }
+
   async function refreshGallery() {
     for (const entry of GALLERY) {
       if (gallery.value[entry.file]) continue;
@@ -134,6 +151,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     state.value = next;
     if (scenarioChanged) schedule();
     else if (next.sel !== before.sel) explainSelected();
+    if (next.tab === 'report' && !scenarioChanged && (next.sel !== before.sel || next.tab !== before.tab)) refreshReport();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
     if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
     writeUrl();
@@ -152,6 +170,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     state.value = decoded.state;
     hash.value = await encodeHash(decoded.state);
     if (decoded.state.tab === 'launch') refreshLaunch();
+    if (decoded.state.tab === 'report' && result.value) refreshReport();
     if (decoded.state.tab === 'examples') refreshGallery();
   }
 
@@ -183,7 +202,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   return {
-    state, banner, presets, result, hash, explanations, error, busy, launch, gallery, ready, scenario, selected, fieldErrors,
+    state, banner, presets, result, hash, explanations, error, busy, launch, report, gallery, ready, scenario, selected, fieldErrors,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },
   };
