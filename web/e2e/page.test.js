@@ -290,6 +290,50 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('the design report reads days to train from the token budget, links each figure to its formula, copies Markdown', async () => {
+    const { context, page } = await openPage(baseUrl);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    await page.fill('#f-tokens', '300e9');
+    await page.waitForFunction(() => /tokens=300e9/.test(location.hash));
+    await page.click('nav.tabs button:text-is("Design report")');
+    await page.waitForFunction(() => /tab=report/.test(location.hash));
+    const row = (label) => page.locator('table.figures tr').filter({ has: page.locator(`th:text-is("${label}")`) });
+    await row('days to train (no failures)').waitFor({ timeout: 15000 });
+    const stepS = Number((await row('step time').locator('td.num').textContent()).replace(/ s$/, ''));
+    const days = Number((await row('days to train (no failures)').locator('td.num').textContent()).replace(/ days$/, ''));
+    // Formula 12 by hand: 300e9 tokens / (1536 · 2048 tokens per step / step time · 86,400 s).
+    expect(days).toBeCloseTo(300e9 / ((1536 * 2048) / stepS * 86400), 0);
+    const hash = await page.evaluate(() => location.hash);
+    const ref = row('days to train (no failures)').locator('a.ref');
+    expect(await ref.getAttribute('href')).toBe('#formula-12');
+    await ref.click();
+    expect(await page.evaluate(() => document.activeElement.id)).toBe('formula-12');
+    expect(await page.evaluate(() => location.hash)).toBe(hash); // the state stays in the URL
+    expect(await page.locator('#formula-12').textContent()).toContain('Days to train = token budget / tokens per day');
+    await page.click('button:text-is("Copy report as Markdown")');
+    await page.waitForFunction(() => navigator.clipboard.readText().then((t) => t.startsWith('# Design report: GPT-3 175B')));
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toContain('| days to train (no failures) |');
+    const shot = `${results}report.png`;
+    await page.screenshot({ path: shot, fullPage: true });
+    console.log(`screenshot: ${shot}`);
+    await context.close();
+  });
+
+  it('the design report describes the plan selected in the planner', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=512&gpn=8&seq=8192&gbs=512`);
+    await page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 3, null, { timeout: 20000 });
+    await page.click('button[aria-label="Select plan 3"]');
+    const cells = (await page.locator('table.plans tbody tr').nth(2).locator('td').allTextContents()).slice(1, 8);
+    await page.click('nav.tabs button:text-is("Design report")');
+    await page.waitForSelector('section[data-section=layout] p', { timeout: 15000 });
+    const layout = await page.locator('section[data-section=layout] p').first().textContent();
+    // columns: tp, pp, vpp, dp, cp, ep, mb
+    expect(layout).toContain(`TP ${cells[0]} · CP ${cells[4]} · PP ${cells[1]} · DP ${cells[3]}`);
+    expect(layout).toContain(`vpp ${cells[2]}, micro-batch ${cells[6]}`);
+    await context.close();
+  });
+
   it('copies the link, the Markdown table, the scenario JSON and the iframe snippet', async () => {
     const { context, page } = await openPage(baseUrl);
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });

@@ -47,6 +47,19 @@ describe('wasm and CLI answer byte for byte the same', () => {
   }
 });
 
+describe('the design report: wasm Markdown equals `pplan report`', () => {
+  for (const file of examples) {
+    it(`report examples/${file}`, async () => {
+      const scenario = JSON.parse(readFileSync(resolve(examplesDir, file), 'utf8'));
+      const native = runCli('report', file);
+      expect(native.status).toBe(0);
+      const body = JSON.parse(await requestText({ command: 'report', scenario }));
+      expect(body.markdown).toBe(native.stdout);
+      expect(body.report.formulas.length).toBeGreaterThan(10);
+    });
+  }
+});
+
 describe('envelope mapping', () => {
   it('returns the body of an ok envelope', async () => {
     const body = await request({ command: 'version' });

@@ -25,7 +25,7 @@ function FormulaRef({ n, formulas }) {
 }
 
 /** The engine's prose: plain text with `code` spans and [[n]](#f-n) formula references. */
-function Prose({ text, formulas, Tag = 'p' }) {
+function Prose({ text, formulas, Tag = 'p', cls = 'sub' }) {
   const parts = [];
   const pattern = /\[\[(\d+)\]\]\(#f-\d+\)|`([^`]+)`/g;
   let at = 0;
@@ -35,7 +35,7 @@ function Prose({ text, formulas, Tag = 'p' }) {
     at = pattern.lastIndex;
   }
   parts.push(text.slice(at));
-  return <Tag class="sub">{parts}</Tag>;
+  return <Tag class={cls || undefined}>{parts}</Tag>;
 }
 
 export function ReportPanel({ report, explanation }) {
@@ -54,7 +54,7 @@ export function ReportPanel({ report, explanation }) {
           {s.text ? <Prose text={s.text} formulas={formulas} /> : null}
           {s.id === 'layout' ? (
             <>
-              <Explanation explanation={explanation} />
+              <Explanation explanation={explanation} stepsOnly />
               {plan ? <Diagnostics diagnostics={plan.diagnostics} hasPlans /> : null}
             </>
           ) : null}
@@ -76,14 +76,14 @@ export function ReportPanel({ report, explanation }) {
       ))}
       <section class="card" aria-labelledby="report-assumptions">
         <h3 id="report-assumptions">Assumptions</h3>
-        <ul>{r.assumptions.map((a, i) => <li key={i}><Prose text={a} formulas={formulas} Tag="span" /></li>)}</ul>
+        <ul>{r.assumptions.map((a, i) => <li key={i}><Prose text={a} formulas={formulas} Tag="span" cls="" /></li>)}</ul>
       </section>
       <section class="card" aria-labelledby="report-formulas">
         <h3 id="report-formulas">Formulas</h3>
         <ol class="formulas">
           {r.formulas.map((f) => (
             <li key={f.number} id={anchor(f.number)} value={f.number} tabIndex={-1}>
-              <b>{f.name}</b> = {f.expression}. <span class="muted">Source: {f.source}.</span>
+              <b>{f.name}</b> = <Prose text={f.expression} formulas={formulas} Tag="span" cls="" />. <span class="muted">Source: {f.source}.</span>
             </li>
           ))}
         </ol>
