@@ -24,14 +24,15 @@ function FormulaRef({ n, formulas }) {
   );
 }
 
-/** The engine's prose: plain text with `code` spans and [[n]](#f-n) formula references. */
+/** The engine's prose: plain text with `code`, **bold** and [[n]](#f-n) formula references. */
 function Prose({ text, formulas, Tag = 'p', cls = 'sub' }) {
   const parts = [];
-  const pattern = /\[\[(\d+)\]\]\(#f-\d+\)|`([^`]+)`/g;
+  const pattern = /\[\[(\d+)\]\]\(#f-\d+\)|`([^`]+)`|\*\*([^*]+)\*\*/g;
   let at = 0;
   for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
     parts.push(text.slice(at, m.index));
-    parts.push(m[1] ? <FormulaRef key={m.index} n={Number(m[1])} formulas={formulas} /> : <code key={m.index}>{m[2]}</code>);
+    parts.push(m[1] ? <FormulaRef key={m.index} n={Number(m[1])} formulas={formulas} />
+      : m[2] ? <code key={m.index}>{m[2]}</code> : <b key={m.index}>{m[3]}</b>);
     at = pattern.lastIndex;
   }
   parts.push(text.slice(at));

@@ -4,6 +4,7 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../src/app/App.jsx';
+import { ReportPanel } from '../../src/components/ReportPanel.jsx';
 import { createStore } from '../../src/state/store.js';
 import { fmtReportNumber } from '../../src/state/format.js';
 
@@ -89,5 +90,39 @@ describe('design report', () => {
     expect(text).toBe(store.report.value.response.markdown);
     expect(text).toMatch(/^# Design report: GPT-3 175B on 1024 × NVIDIA A100/);
     expect(text).toContain('[[12]](#f-12)');
+  });
+});
+
+describe('ReportPanel with hand-made data', () => {
+  const response = {
+    markdown: '# R\n',
+    plan: { diagnostics: [] },
+    report: {
+      title: 'Design report: <img src=x onerror=alert(1)>', summary: 'S',
+      sections: [{ id: 'reliability', title: 'Checkpoints', text: '**Not feasible** unless `report.restart_s` is set; see [[2]](#f-2).',
+        figures: [{ key: 'goodput', label: 'goodput', value: 0.9, unit: '%', formula: 2 },
+          { key: 'nodes', label: 'nodes', value: 128, unit: '', formula: 0, note: 'given' }] }],
+      formulas: [{ number: 2, name: 'Goodput', expression: 'τ/(τ+δ)', source: 'Daly 2006' }],
+      assumptions: ['A `x` assumption.'],
+    },
+  };
+
+  it('renders prose markup as elements and hostile text as text', () => {
+    render(<ReportPanel report={{ response }} explanation={null} />);
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Design report: <img src=x onerror=alert(1)>');
+    expect(document.querySelector('img')).toBeNull();
+    const prose = screen.getByText(/unless/);
+    expect(prose.querySelector('b').textContent).toBe('Not feasible');
+    expect(prose.querySelector('code').textContent).toBe('report.restart_s');
+    expect(within(prose).getByRole('link', { name: 'formula 2: Goodput' }).getAttribute('href')).toBe('#formula-2');
+    expect(figure('goodput').value).toBe('90.0%');
+    expect(figure('goodput').link.textContent).toBe('[2]');
+    expect(figure('nodes').link).toBeNull(); // an input: no formula to link
+    expect(document.getElementById('formula-2').textContent).toBe('Goodput = τ/(τ+δ). Source: Daly 2006.');
+  });
+
+  it('says when the engine cannot write the report', () => {
+    render(<ReportPanel report={{ error: { message: 'report.restart_s must be >= 0' } }} />);
+    expect(screen.getByRole('alert').textContent).toContain('report.restart_s must be >= 0');
   });
 });
