@@ -93,6 +93,25 @@ describe('design report', () => {
   });
 });
 
+describe('report inputs with bad values', () => {
+  it('the engine names the field, and the form marks it', async () => {
+    const store = createStore({ win: null });
+    render(<App store={store} />);
+    await store.init();
+    fireEvent.input(screen.getByLabelText('Failures per GPU-hour'), { target: { value: '-1' } });
+    await store.compute();
+    const field = screen.getByLabelText('Failures per GPU-hour');
+    await waitFor(() => expect(field.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(field.getAttribute('aria-describedby')).textContent).toMatch(/failures_per_gpu_hour/);
+    fireEvent.input(screen.getByLabelText('Token budget (tokens)'), { target: { value: 'lots' } });
+    fireEvent.input(field, { target: { value: '' } });
+    await store.compute();
+    const tokens = screen.getByLabelText('Token budget (tokens)');
+    await waitFor(() => expect(tokens.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(tokens.getAttribute('aria-describedby')).textContent).toMatch(/token_budget/);
+  });
+});
+
 describe('ReportPanel with hand-made data', () => {
   const response = {
     markdown: '# R\n',
