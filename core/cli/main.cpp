@@ -4,6 +4,7 @@
 //   pplan explain FILE|-             the search's winner, explained (text)
 //   pplan launch FILE|- --format F   launch text for the complete or best plan
 //   pplan report FILE|-              the design report of the complete or best plan (Markdown)
+//   pplan layout_view FILE|-         the layout picture's replica view of that plan (JSON)
 //   pplan presets | version
 // Exit 0 on success (an infeasible plan is a success), 2 on bad input, with the error
 // envelope on stdout and one human line on stderr.
@@ -25,6 +26,7 @@ constexpr const char* kUsage =
     "       pplan explain FILE|-\n"
     "       pplan launch FILE|- --format megatron|slurm|env|torchtitan|torchtitan-toml|deepspeed|nemo|nccl-tests|layout\n"
     "       pplan report FILE|-\n"
+    "       pplan layout_view FILE|-\n"
     "       pplan presets | version\n";
 
 int usage_error(const std::string& message) {

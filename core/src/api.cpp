@@ -8,6 +8,7 @@
 #include "pplan/explain.h"
 #include "pplan/json_io.h"
 #include "pplan/launch.h"
+#include "pplan/layout.h"
 #include "pplan/search.h"
 #include "pplan_version.h"
 
@@ -88,10 +89,11 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     return j;
   }
   if (command != "evaluate" && command != "plan" && command != "launch" && command != "explain" &&
-      command != "report") {
+      command != "report" && command != "layout_view") {
     throw InputError("request.unknown_command", "/command",
                      "unknown command \"" + command.substr(0, 40) +
-                         "\" (commands: evaluate, plan, launch, explain, report, presets, version)");
+                         "\" (commands: evaluate, plan, launch, explain, report, layout_view, presets, "
+                         "version)");
   }
   const Scenario scenario = parse_scenario(scenario_doc, presets);
   ordered_json j = envelope();
@@ -132,6 +134,24 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     j["markdown"] = report_markdown(report);
     j["report"] = report_to_json(report);
     j["plan"] = estimate_to_json(plan, scenario);
+    return j;
+  }
+  if (command == "layout_view") {
+    // What the layout picture draws, for the plan a launch would configure. A pinned grid
+    // that is not the cluster's GPU count has no layout (launch.world_size_mismatch says why).
+    const Estimate plan = chosen_plan(scenario);
+    const long long world = world_size(plan.parallel);
+    if (world == scenario.cluster.gpus) {
+      j["view"] = replica_view_to_json(replica_view(plan.parallel, scenario.cluster.gpus_per_node),
+                                       plan.parallel);
+    } else {
+      j["view"] = nullptr;
+      j["problems"] = ordered_json::array(
+          {{{"code", "launch.world_size_mismatch"},
+            {"message", "tp*pp*dp*cp = " + std::to_string(world) + " ranks, but the cluster has " +
+                            std::to_string(scenario.cluster.gpus) + " GPUs: no rank layout"}}});
+    }
+    j["parallel"] = parallel_to_json(plan.parallel);
     return j;
   }
   // launch

@@ -1,6 +1,8 @@
 #include "pplan/layout.h"
 
 #include <algorithm>
+#include <deque>
+#include <set>
 #include <string>
 
 #include "pplan/placement.h"
@@ -63,6 +65,11 @@ RankCoordinates rank_coordinates(const ParallelConfig& p, int gpus_per_node, int
   c.ep = coordinate(rank, dim(p, Axis::kEp));
   c.expert_dp = coordinate(rank, expert_dp_dim(p));
   return c;
+}
+
+long long rank_of(const ParallelConfig& p, const RankCoordinates& at) {
+  return 1LL * at.tp * dim(p, Axis::kTp).stride + 1LL * at.cp * dim(p, Axis::kCp).stride +
+         1LL * at.dp * dim(p, Axis::kDp).stride + 1LL * at.pp * dim(p, Axis::kPp).stride;
 }
 
 long long group_count(const ParallelConfig& p, GroupKind kind) {
@@ -188,6 +195,135 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   }
   j["group_counts"] = counts;
   j["groups"] = groups;
+  return j;
+}
+
+const char* ViewLink::link() const {
+  if (placement.size <= 1) return "none";
+  return placement.crosses_nodes() ? "network" : "nvlink";
+}
+
+namespace {
+
+/// A node row of the view: its GPUs' coordinates and replica 0's stages and CP ranks on it.
+ReplicaViewRow view_row(const ParallelConfig& p, int gpus_per_node, long long world, long long node) {
+  ReplicaViewRow row;
+  row.node = node;
+  std::set<int> stages;
+  std::set<int> cp_ranks;
+  const int listed = std::min(gpus_per_node, kLayoutViewMaxGpusPerRow);
+  for (int i = 0; i < gpus_per_node; ++i) {
+    const long long rank = node * gpus_per_node + i;
+    if (rank >= world) {
+      if (i < listed) row.gpus.push_back(std::nullopt);
+      continue;
+    }
+    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(rank));
+    if (c.dp == 0) {
+      stages.insert(c.pp);
+      cp_ranks.insert(c.cp);
+    }
+    if (i < listed) row.gpus.push_back(c);
+  }
+  row.more_gpus = gpus_per_node - listed;
+  row.stages.assign(stages.begin(), stages.end());
+  row.cp_ranks.assign(cp_ranks.begin(), cp_ranks.end());
+  return row;
+}
+
+}  // namespace
+
+ReplicaView replica_view(const ParallelConfig& p, int gpus_per_node, int max_rows) {
+  ReplicaView v;
+  v.gpus_per_node = std::max(1, gpus_per_node);
+  const int gpn = v.gpus_per_node;
+  max_rows = std::max(3, max_rows);
+  v.world_size = world_size(p);
+  v.nodes = (v.world_size + gpn - 1) / gpn;
+  v.gpus_per_replica = 1LL * p.tp * p.cp * p.pp;
+  v.replicas = p.dp;
+  v.links = {{"tp", place_group(p, gpn, Axis::kTp)}, {"cp", place_group(p, gpn, Axis::kCp)},
+             {"ep", place_group(p, gpn, Axis::kEp)}, {"dp", place_group(p, gpn, Axis::kDp)},
+             {"dp_cp", place_dp_cp_group(p, gpn)},  {"pp", place_group(p, gpn, Axis::kPp)}};
+
+  // Replica 0's ranks come in TP blocks [rank_of(0, c, 0, s), + tp), ascending in (s, c), so
+  // its nodes arrive in ascending order: keep the first max_rows and the last `tail`.
+  const int head = max_rows / 2;  // ceil((max_rows - 1) / 2): the gap row takes one
+  const int tail = max_rows - 1 - head;
+  std::vector<long long> first;
+  std::deque<long long> last;
+  long long previous = -1;
+  for (int s = 0; s < p.pp; ++s) {
+    for (int c = 0; c < p.cp; ++c) {
+      RankCoordinates at;
+      at.cp = c;
+      at.pp = s;
+      const long long block = rank_of(p, at);
+      const long long end_node = (block + p.tp - 1) / gpn;
+      for (long long node = std::max(previous + 1, block / gpn); node <= end_node; ++node) {
+        ++v.replica_nodes;
+        if (static_cast<int>(first.size()) < max_rows) first.push_back(node);
+        last.push_back(node);
+        if (static_cast<int>(last.size()) > tail) last.pop_front();
+        previous = node;
+      }
+    }
+  }
+  v.shared_nodes = v.replica_nodes * gpn > v.gpus_per_replica;
+  if (v.replica_nodes <= max_rows) {
+    for (long long node : first) v.rows.push_back(view_row(p, gpn, v.world_size, node));
+  } else {
+    for (int i = 0; i < head; ++i) v.rows.push_back(view_row(p, gpn, v.world_size, first[i]));
+    ReplicaViewRow gap;
+    gap.collapsed_nodes = v.replica_nodes - head - tail;
+    v.rows.push_back(gap);
+    for (long long node : last) v.rows.push_back(view_row(p, gpn, v.world_size, node));
+  }
+  return v;
+}
+
+ordered_json replica_view_to_json(const ReplicaView& v, const ParallelConfig& p) {
+  ordered_json j;
+  j["order"] = "tp-cp-ep-dp-pp";
+  j["world_size"] = v.world_size;
+  j["gpus_per_node"] = v.gpus_per_node;
+  j["nodes"] = v.nodes;
+  j["sizes"] = {{"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp}};
+  j["gpus_per_replica"] = v.gpus_per_replica;
+  j["replicas"] = v.replicas;
+  j["replica_nodes"] = v.replica_nodes;
+  j["shared_nodes"] = v.shared_nodes;
+  ordered_json links = ordered_json::object();
+  for (const ViewLink& l : v.links) {
+    links[l.axis] = {{"size", l.placement.size},
+                     {"link", l.link()},
+                     {"nodes", l.placement.nodes},
+                     {"ranks_per_node", l.placement.ranks_per_node}};
+  }
+  j["links"] = links;
+  ordered_json rows = ordered_json::array();
+  for (const ReplicaViewRow& r : v.rows) {
+    if (r.collapsed_nodes > 0) {
+      rows.push_back({{"collapsed_nodes", r.collapsed_nodes}});
+      continue;
+    }
+    ordered_json gpus = ordered_json::array();
+    for (const std::optional<RankCoordinates>& c : r.gpus) {
+      if (!c) {
+        gpus.push_back(nullptr);
+        continue;
+      }
+      ordered_json g = {{"rank", c->rank}, {"tp", c->tp}, {"cp", c->cp}, {"dp", c->dp}, {"pp", c->pp}};
+      if (p.ep > 1) g["ep"] = c->ep;  // the expert grid's coordinate, only where experts exist
+      gpus.push_back(g);
+    }
+    rows.push_back({{"node", r.node},
+                    {"stages", r.stages},
+                    {"cp_ranks", r.cp_ranks},
+                    {"gpus", gpus},
+                    {"more_gpus", r.more_gpus}});
+  }
+  j["rows"] = rows;
   return j;
 }
 

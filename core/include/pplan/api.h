@@ -2,8 +2,15 @@
 /// The one entry point of the engine: JSON in, JSON out. The CLI and the wasm module both
 /// call it, so they answer byte for byte the same. Never throws.
 ///
-/// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"presets"|"version",
+/// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"layout_view"|"presets"|"version",
 ///           "scenario": {...}, "top": 10, "format": "megatron"|...}
+/// layout_view -> {"parallel": {...}, "view": {...}} for the plan a launch configures (the
+/// complete pinned tp and pp, else the search's best): replica 0's nodes (at most
+/// kLayoutViewMaxRows rows, the middle of a long replica collapsed into {"collapsed_nodes"}),
+/// each node's GPUs with rank and tp/cp/dp/pp (and ep) coordinates, the stages and CP ranks
+/// of replica 0 on it, the replica count and each group's link ("nvlink"|"network"|"none"),
+/// all from layout.h replica_view. A pinned grid that is not the cluster's GPU count gives
+/// "view": null and "problems": [{"code": "launch.world_size_mismatch", ...}].
 /// Response: {"ok": true, "schema_version": 1, "engine_version": "...", ...} or
 ///           {"ok": false, "error": {"code", "path", "message"}}.
 /// Error paths inside the scenario are JSON pointers relative to the scenario document
