@@ -47,6 +47,19 @@ describe('wasm and CLI answer byte for byte the same', () => {
   }
 });
 
+describe('the layout view: wasm equals `pplan layout_view`', () => {
+  for (const file of examples) {
+    it(`layout_view examples/${file}`, async () => {
+      const scenario = JSON.parse(readFileSync(resolve(examplesDir, file), 'utf8'));
+      const native = runCli('layout_view', file);
+      expect(native.status).toBe(0);
+      const wasm = await requestText({ command: 'layout_view', scenario });
+      expect(normalise(wasm)).toBe(normalise(native.stdout));
+      expect(JSON.parse(wasm).view.rows.length).toBeLessThanOrEqual(10);
+    });
+  }
+});
+
 describe('the design report: wasm Markdown equals `pplan report`', () => {
   for (const file of examples) {
     it(`report examples/${file}`, async () => {

@@ -1,42 +1,33 @@
 // @vitest-environment node
-// The pictures' models: rank placement and the pipeline schedule, against hand-derived values.
+// The pictures' models: reading the engine's layout view and the pipeline schedule, against
+// hand-derived values.
 import { describe, expect, it } from 'vitest';
-import { coordsOfRank, layoutModel, nodesSpanned, rankOf } from '../src/state/layout.js';
+import { linkText, rowCaption, stageChangesAfter, tpRuns } from '../src/state/layout.js';
 import { busySpans, simulateSchedule } from '../src/state/schedule.js';
 import { plansToMarkdown } from '../src/state/markdown.js';
 
-describe('layout (Megatron order tp-cp-ep-dp-pp)', () => {
-  const p = { tp: 8, pp: 8, dp: 16, cp: 1, ep: 1 };
-  it('rankOf inverts coordsOfRank', () => {
-    for (let r = 0; r < 1024; r += 37) expect(rankOf(coordsOfRank(r, p), p)).toBe(r);
+describe('reading the engine\'s layout view (no rank formula in the page)', () => {
+  // Hand-made rows in the engine's layout_view shape (core/include/pplan/layout.h).
+  const gpu = (rank, tp, dp, pp, cp = 0) => ({ rank, tp, cp, dp, pp });
+  it('outlines replica 0\'s TP groups: a new group at each tp 0, other replicas skipped', () => {
+    // tp 2, dp 2, pp 2 on one 8-GPU node: ranks 0-1 (d0 s0), 2-3 (d1), 4-5 (d0 s1), 6-7 (d1).
+    const gpus = [gpu(0, 0, 0, 0), gpu(1, 1, 0, 0), gpu(2, 0, 1, 0), gpu(3, 1, 1, 0),
+      gpu(4, 0, 0, 1), gpu(5, 1, 0, 1), gpu(6, 0, 1, 1), gpu(7, 1, 1, 1)];
+    expect(tpRuns(gpus)).toEqual([{ start: 0, end: 1, cp: 0, pp: 0 }, { start: 4, end: 5, cp: 0, pp: 1 }]);
+    expect(tpRuns(gpus, 5)).toEqual([{ start: 0, end: 1, cp: 0, pp: 0 }, { start: 4, end: 4, cp: 0, pp: 1 }]);
+    // Two TP groups side by side (tp 2, cp 2): split at tp 0 even with the same stage.
+    expect(tpRuns([gpu(0, 0, 0, 0, 0), gpu(1, 1, 0, 0, 0), gpu(2, 0, 0, 0, 1), gpu(3, 1, 0, 0, 1)]).length).toBe(2);
+    expect(tpRuns([gpu(0, 0, 0, 0), null])).toEqual([{ start: 0, end: 0, cp: 0, pp: 0 }]);
   });
-  it('the method picture: one replica = 8 nodes, one stage per node, TP on NVLink', () => {
-    const m = layoutModel(p, 1024, 8);
-    expect(m.nodes).toBe(128);
-    expect(m.gpusPerReplica).toBe(64);
-    expect(m.replicas).toBe(16);
-    expect(m.replicaNodes).toBe(8);
-    // rank = t + 8·(d + 16·s): replica 0's stage s starts at rank 128·s, node 16·s.
-    expect(m.rows.map((r) => r.node)).toEqual([0, 16, 32, 48, 64, 80, 96, 112]);
-    expect(m.rows.map((r) => r.stages)).toEqual([[0], [1], [2], [3], [4], [5], [6], [7]]);
-    expect(m.links).toEqual({ tp: 'NVLink', cp: null, pp: 'network', dp: 'network', ep: null });
-  });
-  it('collapses long pipelines so 3072 GPUs stay readable', () => {
-    const m = layoutModel({ tp: 8, pp: 64, dp: 6, cp: 1, ep: 1 }, 3072, 8, 10);
-    expect(m.replicaNodes).toBe(64);
-    expect(m.rows.length).toBe(10);
-    expect(m.rows.find((r) => r.gap).gap).toBe(55);
-  });
-  it('TP wider than a node crosses the network', () => {
-    expect(layoutModel({ tp: 16, pp: 1, dp: 4, cp: 1, ep: 1 }, 64, 8).links.tp).toBe('network');
-    expect(nodesSpanned(1, 16, 8)).toBe(2);
-    expect(nodesSpanned(8, 16, 8)).toBe(16);
-  });
-  it('small TP shares nodes between replicas', () => {
-    const m = layoutModel({ tp: 2, pp: 2, dp: 4, cp: 1, ep: 1 }, 16, 8);
-    expect(m.sharedNodes).toBe(true);
-    expect(m.links.dp).toBe('NVLink');
-    expect(m.links.pp).toBe('network');
+  it('captions, link names and PP hops', () => {
+    expect(rowCaption({ stages: [0, 1, 2, 3], cp_ranks: [0, 1] }, 2)).toBe('stage 0–3 · cp 0, 1');
+    expect(rowCaption({ stages: [5], cp_ranks: [0] }, 1)).toBe('stage 5');
+    expect(rowCaption({ stages: [], cp_ranks: [] }, 1)).toBe('');
+    expect(linkText({ link: 'nvlink' })).toBe('NVLink');
+    expect(linkText({ link: 'network' })).toBe('network');
+    expect(linkText({ link: 'none' })).toBe('—');
+    const rows = [{ node: 0, stages: [0] }, { node: 16, stages: [0] }, { node: 32, stages: [1] }, { collapsed_nodes: 3 }, { node: 99, stages: [7] }];
+    expect(rows.map((_, i) => stageChangesAfter(rows, i))).toEqual([false, true, false, false, false]);
   });
 });
 

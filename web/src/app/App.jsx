@@ -85,7 +85,7 @@ function Results({ store, compact }) {
           {!compact ? (
             <>
               <TimeBreakdown estimate={estimate} />
-              <LayoutPicture parallel={estimate.parallel} gpus={gpus} gpusPerNode={gpn} />
+              <LayoutPicture layout={store.layout.value} />
               <PipelineTimeline parallel={estimate.parallel} pipeline={estimate.pipeline} />
               <Explanation explanation={store.explanations.value[sel] || response.explanation}
                            forPlan={store.explanations.value[sel] ? sel : 0} />

@@ -157,5 +157,7 @@ export const plan = (scenario, top = 10, channel) => request({ command: 'plan', 
 export const evaluate = (scenario) => request({ command: 'evaluate', scenario });
 export const launch = (scenario, format) => request({ command: 'launch', scenario, format }, 'launch');
 export const report = (scenario) => request({ command: 'report', scenario }, 'report');
+/** The layout picture's replica view of the scenario's chosen plan (layout.h replica_view). */
+export const layoutView = (scenario) => request({ command: 'layout_view', scenario }, 'layout');
 export const presets = () => request({ command: 'presets' });
 export const engineVersion = async () => (await request({ command: 'version' })).engine_version;

@@ -1,88 +1,43 @@
-// Where a plan's ranks land on the machine, for the layout picture. Pure.
-// Megatron's default rank order tp-cp-ep-dp-pp, tp fastest-varying (shared/reference/launch.md
-// §1.5; core/include/pplan/placement.h): global rank r = t + tp·(c + cp·(d + dp·s)).
-// Expert parallelism re-slices cp·dp into ep groups (stride tp) and is shown as a note.
-// The engine's `launch --format layout` lists every rank and group; the picture needs only the
-// nodes of replica 0 for whichever plan is selected, so it applies the same formula here rather
-// than fetching (and parsing) a per-rank document of up to a million entries.
+// Reading the engine's replica view (the `layout_view` command; core/include/pplan/layout.h
+// replica_view) for the layout picture. Pure. Where ranks sit is the engine's answer: nothing
+// here knows Megatron's rank formula.
 
-/** (tp, cp, dp, pp) coordinates of global rank r. */
-export function coordsOfRank(r, p) {
-  const t = r % p.tp;
-  const c = Math.floor(r / p.tp) % p.cp;
-  const d = Math.floor(r / (p.tp * p.cp)) % p.dp;
-  const s = Math.floor(r / (p.tp * p.cp * p.dp));
-  return { t, c, d, s };
+/** "0–7" for a long ascending list, "0, 1" for a short one. */
+export function span(xs) {
+  return xs.length > 2 ? `${xs[0]}–${xs[xs.length - 1]}` : xs.join(', ');
 }
 
-/** Global rank of coordinates. */
-export function rankOf({ t, c, d, s }, p) {
-  return t + p.tp * (c + p.cp * (d + p.dp * s));
+/** "stage 0" or "stage 0 · cp 0–3": replica 0's part of a node row. */
+export function rowCaption(row, cp) {
+  if (!row.stages || !row.stages.length) return '';
+  return `stage ${span(row.stages)}${cp > 1 ? ` · cp ${span(row.cp_ranks)}` : ''}`;
 }
 
-/** Nodes spanned by one group of `size` ranks spaced `stride` apart (group 0). */
-export function nodesSpanned(stride, size, gpusPerNode) {
-  const first = 0;
-  const last = stride * (size - 1);
-  if (stride >= gpusPerNode) return size;
-  return Math.floor(last / gpusPerNode) - Math.floor(first / gpusPerNode) + 1;
+/** "NVLink", "network" or "—" for a view link ("nvlink" | "network" | "none"). */
+export function linkText(link) {
+  const kind = link && typeof link === 'object' ? link.link : link;
+  return kind === 'network' ? 'network' : kind === 'nvlink' ? 'NVLink' : '—';
 }
 
 /**
- * The picture's model: replica 0 (DP rank 0) drawn node by node, each node's GPUs with their
- * coordinates; identical replicas collapsed into a count. Long pipelines keep their first and
- * last nodes and collapse the middle, so 1024+ GPUs stay readable.
+ * Replica 0's TP groups among the first `count` GPUs of a row: runs of neighbouring cells of
+ * replica 0 (dp 0) with the same CP rank and stage, a new run at each tp 0.
  */
-export function layoutModel(parallel, gpus, gpusPerNode, maxRows = 10) {
-  const p = { tp: parallel.tp, cp: parallel.cp, dp: parallel.dp, pp: parallel.pp };
-  const gpn = Math.max(1, gpusPerNode);
-  const replicaNodes = new Set();
-  for (let s = 0; s < p.pp; s++) {
-    for (let c = 0; c < p.cp; c++) {
-      const r0 = rankOf({ t: 0, c, d: 0, s }, p);
-      for (let t = 0; t < p.tp; t += Math.max(1, Math.min(p.tp, gpn))) replicaNodes.add(Math.floor((r0 + t) / gpn));
-      replicaNodes.add(Math.floor((r0 + p.tp - 1) / gpn));
-    }
-  }
-  const nodeList = [...replicaNodes].sort((a, b) => a - b);
-  const rowOf = (node) => {
-    const cells = [];
-    for (let i = 0; i < gpn; i++) {
-      const rank = node * gpn + i;
-      if (rank >= gpus) { cells.push(null); continue; }
-      cells.push({ rank, ...coordsOfRank(rank, p) });
-    }
-    const mine = cells.filter((x) => x && x.d === 0);
-    const stages = [...new Set(mine.map((x) => x.s))];
-    const cpRanks = [...new Set(mine.map((x) => x.c))];
-    return { node, cells, stages, cpRanks };
-  };
-  let rows;
-  if (nodeList.length <= maxRows) {
-    rows = nodeList.map(rowOf);
-  } else {
-    const head = Math.ceil((maxRows - 1) / 2);
-    const tail = maxRows - 1 - head;
-    rows = [...nodeList.slice(0, head).map(rowOf),
-      { gap: nodeList.length - head - tail },
-      ...nodeList.slice(nodeList.length - tail).map(rowOf)];
-  }
-  const stride = { tp: 1, cp: p.tp, dp: p.tp * p.cp, pp: p.tp * p.cp * p.dp, ep: p.tp };
-  const link = (axis, size) => (size <= 1 ? null : nodesSpanned(stride[axis], size, gpn) > 1 ? 'network' : 'NVLink');
-  // A PP hop crosses nodes when neighbouring stages of replica 0 sit on different nodes.
-  const ppHop = p.pp > 1
-    ? (Math.floor(rankOf({ t: 0, c: 0, d: 0, s: 1 }, p) / gpn) !== Math.floor(0 / gpn) ? 'network' : 'NVLink')
-    : null;
-  return {
-    nodes: Math.ceil(gpus / gpn),
-    gpusPerReplica: p.tp * p.cp * p.pp,
-    replicas: p.dp,
-    replicaNodes: nodeList.length,
-    sharedNodes: nodeList.length * gpn > p.tp * p.cp * p.pp,
-    rows,
-    links: {
-      tp: link('tp', p.tp), cp: link('cp', p.cp), pp: ppHop, dp: link('dp', p.dp),
-      ep: parallel.ep > 1 ? link('ep', parallel.ep) : null,
-    },
-  };
+export function tpRuns(gpus, count = gpus.length) {
+  const runs = [];
+  gpus.slice(0, count).forEach((g, j) => {
+    if (!g || g.dp !== 0) return;
+    const last = runs[runs.length - 1];
+    if (last && last.end === j - 1 && last.cp === g.cp && last.pp === g.pp && g.tp !== 0) last.end = j;
+    else runs.push({ start: j, end: j, cp: g.cp, pp: g.pp });
+  });
+  return runs;
+}
+
+/** True when rows `i` and `i + 1` are node rows holding different stages (a PP hop is drawn). */
+export function stageChangesAfter(rows, i) {
+  const here = rows[i];
+  const next = rows[i + 1];
+  return Boolean(here && next && !here.collapsed_nodes && !next.collapsed_nodes &&
+    String(next.stages) !== String(here.stages));
 }

@@ -23,6 +23,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const busy = signal(false);
   const launch = signal(null);      // {format, text|layout|problems} or {error}
   const report = signal(null);      // {response} or {error}: the design report of the selected plan
+  const layout = signal(null);      // {response} or {error}: the engine's layout view of the selected plan
   const gallery = signal({});       // file -> best plan (or {error})
   const ready = signal(false);
   const hash = signal('');
@@ -61,6 +62,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       error.value = null;
       engine.mark('pplan:plan');
       explainSelected();
+      refreshLayout();
     } catch (e) {
       if (seq !== computeSeq || (e && e.code === 'superseded')) return;
       error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));
@@ -128,6 +130,24 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     }
   }
 
+  /** The layout picture's view of the selected plan (all its settings pinned): where its ranks
+   * sit is the engine's answer (layout_view), never a formula of the page's own. */
+  let layoutSeq = 0;
+  async function refreshLayout() {
+    const seq = ++layoutSeq;
+    const plan = selected.value;
+    if (embed || !plan) {
+      layout.value = null;
+      return;
+    }
+    try {
+      const response = await engine.layoutView({ ...scenario.value, parallel: plan.parallel });
+      if (seq === layoutSeq) layout.value = { response };
+    } catch (e) {
+      if (seq === layoutSeq && !(e && e.code === 'superseded')) layout.value = { error: e };
+    }
+  }
+
   async function refreshGallery() {
     for (const entry of GALLERY) {
       if (gallery.value[entry.file]) continue;
@@ -150,7 +170,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (scenarioChanged && !('sel' in patch)) next.sel = '0';
     state.value = next;
     if (scenarioChanged) schedule();
-    else if (next.sel !== before.sel) explainSelected();
+    else if (next.sel !== before.sel) { explainSelected(); refreshLayout(); }
     if (next.tab === 'report' && !scenarioChanged && (next.sel !== before.sel || next.tab !== before.tab)) refreshReport();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
     if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
@@ -202,7 +222,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   return {
-    state, banner, presets, result, hash, explanations, error, busy, launch, report, gallery, ready, scenario, selected, fieldErrors,
+    state, banner, presets, result, hash, explanations, error, busy, launch, report, layout, gallery, ready, scenario, selected, fieldErrors,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },
   };

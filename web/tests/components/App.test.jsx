@@ -40,7 +40,7 @@ describe('the page opens on the worked example', () => {
     const table = screen.getByRole('table', { name: /Ranked plans/ });
     expect(within(table).getAllByRole('row')).toHaveLength(2); // header + the pinned plan
     expect(screen.getByRole('img', { name: /^Memory per GPU: Weights/ })).toBeTruthy();
-    expect(screen.getByText(/One replica = 64 GPUs on 8 nodes; 16 identical replicas/)).toBeTruthy();
+    expect(await screen.findByText(/One replica = 64 GPUs on 8 nodes; 16 identical replicas/)).toBeTruthy();
     expect(screen.getByText(/Pipeline schedule: 1F1B, p = 8, m = 96/)).toBeTruthy();
     expect(screen.getByTestId('thirty-second').textContent).toMatch(/35 GPUs per replica/);
   });
