@@ -1,7 +1,7 @@
 // libFuzzer target for the engine's one JSON entry point, pplan::handle_request.
 // How the bytes are used:
 //   "{..."    the whole input is a scenario (examples/ and the schema fixtures seed this),
-//             wrapped in a well-formed request for evaluate/plan/launch/explain;
+//             wrapped in a well-formed request for evaluate/plan/launch/explain/report;
 //   else the first byte picks a mode for the rest:
 //   raw       the bytes are the whole request (parser, envelope checks);
 //   wrapped   the bytes are a scenario in a request whose command the first byte picks;
@@ -54,7 +54,8 @@ class ByteReader {
   std::size_t at_ = 0;
 };
 
-const char* const kCommands[] = {"evaluate", "plan", "launch", "explain", "presets", "version"};
+/// The first five take a scenario; presets and version take none.
+const char* const kCommands[] = {"evaluate", "plan", "launch", "explain", "report", "presets", "version"};
 const char* const kModels[] = {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "megatron-1t",
                                "deepseek-v3", "no-such-model"};
 const char* const kGpus[] = {"a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "no-such-gpu"};
@@ -146,7 +147,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string request;
   if (data[0] == '{') {
     const std::string_view scenario(reinterpret_cast<const char*>(data), size);
-    request = wrap(kCommands[size % 4], static_cast<int>(size % 9), scenario);
+    request = wrap(kCommands[size % 5], static_cast<int>(size % 9), scenario);
   } else {
     const std::uint8_t mode = data[0] % 3;
     const std::uint8_t pick = static_cast<std::uint8_t>(data[0] / 3);
@@ -154,11 +155,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (mode == 0) {
       request.assign(rest);
     } else if (mode == 1) {
-      request = wrap(kCommands[pick % 6], pick % 9, rest);
+      request = wrap(kCommands[pick % 7], pick % 9, rest);
     } else {
       ByteReader in(data + 1, size - 1);
       json r;
-      r["command"] = kCommands[pick % 4];  // evaluate, plan, launch, explain
+      r["command"] = kCommands[pick % 5];  // evaluate, plan, launch, explain, report
       r["top"] = 1 + in.byte() % 20;
       if (r["command"] == "launch") r["format"] = kFormats[in.byte() % 9];
       r["scenario"] = built_scenario(in);
