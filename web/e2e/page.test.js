@@ -82,6 +82,11 @@ describe('the main page', () => {
     expect(await methodText(page, 'm-bubble')).toBe('7.3%');
     expect(await methodText(page, 'm-distopt')).toBe('13.0 GB');
     expect(await page.locator('.method').textContent()).toContain('7/96');
+    // The layout picture comes from the engine's layout_view (its own request after the plan):
+    // replica 0 of GPT-3 t8 p8 dp16 is 8 nodes, stage s on node 16·s.
+    await page.waitForSelector('svg.layout', { timeout: 15000 });
+    expect(await page.locator('svg.layout text.svg-label').allTextContents())
+      .toEqual(['node 0', 'node 16', 'node 32', 'node 48', 'node 64', 'node 80', 'node 96', 'node 112']);
 
     let raw = 0;
     let gzip = 0;
