@@ -2,7 +2,24 @@
 
 #include <algorithm>
 
+#include "pplan/architecture.h"
+
 namespace pplan {
+
+MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel) {
+  const ModelSpec& model = scenario.model;
+  const double t = parallel.tp;
+  const double h = model.hidden;
+  const double kv_width = model.kv_heads * head_dim(model);
+  MessageSizes m;
+  m.tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+  m.tp_bytes = m.tokens * h * 2.0;
+  m.cp_kv_bytes = m.tokens * 2.0 * kv_width / t * 2.0;
+  const bool moe = model.moe.has_value() && model.moe->experts > 0;
+  m.ep_bytes = moe ? m.tokens * model.moe->top_k * h * 2.0 / t : 0.0;
+  m.pp_bytes = m.tokens * h * 2.0 / t;
+  return m;
+}
 
 double exposed_after_overlap_s(double comm_s, double window_s) {
   const double hidden = std::min(comm_s, std::max(0.0, window_s));

@@ -44,7 +44,8 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   const Precision precision = scenario.training.precision;
   const double t = parallel.tp;
   const double s_full = scenario.training.seq_len;
-  const double tokens = s_full / parallel.cp * parallel.micro_batch;  // per GPU, before TP
+  const MessageSizes messages = message_sizes(scenario, parallel);
+  const double tokens = messages.tokens;  // per GPU, before TP
   const double h = model.hidden;
   const double d = head_dim(model);
   const double kv_width = model.kv_heads * d;
@@ -116,8 +117,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // traffic) of tokens·h·2 bytes per pass (method.md; Korthikanti et al. 2022 §4.2.2).
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kTp);
-    const double message = tokens * h * 2.0;
-    const double per_pass = 2.0 * all_reduce_s(message, tp_group, gpu);
+    const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, gpu);
     // Exposed in both passes: without --tp-comm-overlap each GEMM waits for its collective.
     // (Calibrated against Korthikanti et al. 2022 Table 5 iteration times, which this
     // reproduces within 4%: 22B 1.07 s vs 1.10 s, 175B 13.8 s vs 13.75 s, 1T 73 s vs 71.5 s.)
@@ -129,7 +129,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // gradients backward), hidden behind the attention of the chunk in hand.
   if (parallel.cp > 1) {
     const GroupPlacement cp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kCp);
-    const double kv_bytes = tokens * 2.0 * kv_width / t * 2.0;
+    const double kv_bytes = messages.cp_kv_bytes;
     const Link link = cp_group.crosses_nodes() ? network(gpu) : nvlink(gpu);
     const double steps = parallel.cp - 1;
     const double forward_comm = steps * (kv_bytes / link.bytes_per_s + link.latency_s);
@@ -142,8 +142,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes, forward and backward.
   if (moe && parallel.ep > 1) {
     const GroupPlacement ep_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kEp);
-    const double bytes = tokens * model.moe->top_k * h * 2.0 / t;
-    lt.ep_exposed_s = 4.0 * all_to_all_s(bytes, ep_group, gpu);
+    lt.ep_exposed_s = 4.0 * all_to_all_s(messages.ep_bytes, ep_group, gpu);
   }
 
   // Recomputation: full reruns the whole forward; selective reruns the attention core

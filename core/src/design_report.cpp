@@ -91,9 +91,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   const double layers = e.split.layers_on_stage(stage, p.pp);
   const double moe_layers = moe_layers_on_stage(model, e.split, stage, p.pp);
   const double m = e.microbatches;
-  const double t = p.tp;
-  const double h = model.hidden;
-  const double tokens = double(scenario.training.seq_len) / p.cp * p.micro_batch;
+  const MessageSizes messages = message_sizes(scenario, p);
   const bool full = p.recompute == Recompute::kFull;
   std::vector<AxisTraffic> out;
 
@@ -105,7 +103,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   if (p.tp > 1) {
     const double collectives = full ? 6.0 : 4.0;
     const GroupPlacement g = place_group(p, gpn, Axis::kTp);
-    add_scatter(tp, m * layers * collectives * 2.0 * tokens * h * 2.0, g);
+    add_scatter(tp, m * layers * collectives * 2.0 * messages.tp_bytes, g);
   }
   tp.exposed_s = e.time.tp_comm_s;
   out.push_back(tp);
@@ -115,10 +113,8 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   AxisTraffic cp{"CP"};
   cp.formula = 4;
   if (p.cp > 1) {
-    const double kv_width = model.kv_heads * head_dim(model);
-    const double chunk = tokens * 2.0 * kv_width / t * 2.0;
     const GroupPlacement g = place_group(p, gpn, Axis::kCp);
-    add_flat(cp, m * layers * 3.0 * (p.cp - 1.0) * chunk, g.crosses_nodes());
+    add_flat(cp, m * layers * 3.0 * (p.cp - 1.0) * messages.cp_kv_bytes, g.crosses_nodes());
   }
   cp.exposed_s = e.time.cp_comm_s;
   out.push_back(cp);
@@ -131,7 +127,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
     const GroupPlacement g = place_group(p, gpn, Axis::kEp);
     const double n = g.size;
     const double k = std::min(g.ranks_per_node, g.size);
-    const double per_a2a = tokens * model.moe->top_k * h * 2.0 / t;
+    const double per_a2a = messages.ep_bytes;
     const double count = m * moe_layers * (full ? 6.0 : 4.0);
     ep.nvlink_bytes = count * per_a2a * (k - 1.0) / n;
     ep.network_bytes = count * per_a2a * (n - k) / n;
@@ -145,7 +141,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   pp.formula = 6;
   if (p.pp > 1) {
     const GroupPlacement g = place_group(p, gpn, Axis::kPp);
-    add_flat(pp, 2.0 * m * tokens * h * 2.0 / t, g.crosses_nodes());
+    add_flat(pp, 2.0 * m * messages.pp_bytes, g.crosses_nodes());
   }
   pp.exposed_s = e.time.pp_comm_s;
   out.push_back(pp);

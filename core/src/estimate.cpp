@@ -336,9 +336,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   // each way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
   if (p.pp > 1) {
     const GroupPlacement pp_group = place_group(p, scenario.cluster.gpus_per_node, Axis::kPp);
-    const double tokens = double(scenario.training.seq_len) / p.cp * p.micro_batch;
-    const double message = tokens * model.hidden * 2.0 / p.tp;
-    const double one_way = send_recv_s(message, pp_group.crosses_nodes(), gpu);
+    const double one_way = send_recv_s(message_sizes(scenario, p).pp_bytes, pp_group.crosses_nodes(), gpu);
     // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
     // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
     // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "pplan/architecture.h"
+#include "pplan/comm.h"
 #include "pplan/estimate.h"
 #include "pplan/placement.h"
 #include "pplan/text.h"
@@ -156,8 +157,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     if (p.ep > 1 && model.moe) {
       const MoeSpec& moe = *model.moe;
       const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
-      const double tokens = double(scenario.training.seq_len) / p.cp * p.micro_batch;
-      const double a2a_bytes = tokens * moe.top_k * model.hidden * 2.0 / p.tp;
+      const double a2a_bytes = message_sizes(scenario, p).ep_bytes;
       cp_ep += "EP = " + std::to_string(p.ep) + " spreads the " + std::to_string(moe.experts) +
                " experts of each MoE layer, " + std::to_string(moe.experts / p.ep) +
                " per GPU, so expert weights take 1/" + std::to_string(p.ep) +

@@ -128,13 +128,13 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
   const int gpn = f.gpus_per_node;
-  const double tokens = double(f.seq_len) / p.cp * p.micro_batch;  // per GPU, before TP
-  const double h = model.hidden;
+  const MessageSizes messages = message_sizes(scenario, p);
+  const double tokens = messages.tokens;  // per GPU, before TP
   std::vector<Benchmark> benches;
 
   if (p.tp > 1) {
     const GroupPlacement g = place_group(p, gpn, Axis::kTp);
-    const double bytes = tokens * h * 2.0;
+    const double bytes = messages.tp_bytes;
     const std::string derivation = "micro_batch " + num(p.micro_batch) + " x seq " + num(f.seq_len) +
                                    "/cp " + num(p.cp) + " x hidden " + num(model.hidden) + " x 2 bytes";
     const long long span = g.size;
@@ -168,7 +168,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
   if (p.cp > 1) {
     const GroupPlacement g = place_group(p, gpn, Axis::kCp);
     const double kv_width = double(model.kv_heads) * head_dim(model);
-    const double bytes = tokens * 2.0 * kv_width / p.tp * 2.0;
+    const double bytes = messages.cp_kv_bytes;
     Benchmark b = over(g, 1LL * p.tp * p.cp, f);
     b.title = "CP: ring exchange of K and V chunks (cp-1 steps forward, 2(cp-1) backward)";
     b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x (K+V) 2 x kv width " +
@@ -183,7 +183,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
 
   if (p.ep > 1 && f.moe) {
     const GroupPlacement g = place_group(p, gpn, Axis::kEp);
-    const double bytes = tokens * model.moe->top_k * h * 2.0 / p.tp;
+    const double bytes = messages.ep_bytes;
     Benchmark b = over(g, 1LL * p.tp * p.ep, f);
     b.title = "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
     b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x top_k " +
@@ -199,7 +199,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
 
   if (p.pp > 1) {
     const GroupPlacement g = place_group(p, gpn, Axis::kPp);
-    const double bytes = tokens * h * 2.0 / p.tp;
+    const double bytes = messages.pp_bytes;
     // Two neighbouring stages: every rank of stage s talks to its peer in stage s+1.
     Benchmark b;
     b.group_size = 2;

@@ -27,6 +27,30 @@ inline constexpr double kOverlapSlowdown = 0.3;
 /// (launch.md §8: peaks need >= 256 MB); 8 MB reproduces that ramp.
 inline constexpr double kHalfBandwidthBytes = 8e6;
 
+/**
+ * The message each parallel dimension moves for one micro-batch, per GPU, in bytes. The one
+ * place these sizes are written: the step-time model, the design report and the nccl-tests
+ * commands all read them from here.
+ *   tokens = seq_len/cp · micro_batch (per GPU, before TP);
+ *   TP: one all-reduce (or all-gather + reduce-scatter with SP) of tokens·h·2 bytes, 2 per layer
+ *       per pass (method.md; Korthikanti et al. 2022 §4.2.2);
+ *   CP: one ring step passes the chunk's K and V: tokens·2·kv_width/t·2 bytes;
+ *   EP: one all-to-all dispatch (or combine): tokens·top_k·h·2/t bytes;
+ *   PP: one activation (or its gradient) per TP rank: tokens·h·2/t bytes (Narayanan et al. 2021
+ *       §4.1 scatter/gather).
+ * Example: GPT-3, b 1, s 2048, t 8: TP 50.3 MB, PP 6.3 MB.
+ */
+struct MessageSizes {
+  double tokens = 0;
+  double tp_bytes = 0;
+  double cp_kv_bytes = 0;
+  double ep_bytes = 0;
+  double pp_bytes = 0;
+};
+
+/// Message sizes of `parallel` for `scenario` (the EP size is 0 for dense models).
+MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel);
+
 /// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
 /// exceeds the window, plus kOverlapSlowdown of the overlapped part.
 double exposed_after_overlap_s(double comm_s, double window_s);
