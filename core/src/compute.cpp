@@ -163,7 +163,7 @@ double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel)
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
   const Precision precision = scenario.training.precision;
-  const double tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+  const double tokens = message_sizes(scenario, parallel).tokens;
   const double vocab_local = padded_vocab(model, parallel.tp) / parallel.tp;
   const double forward = gemm_s(tokens, vocab_local, model.hidden, gpu, precision);
   // Cross-entropy over the vocabulary shard: fp32 logits read and written a few times.

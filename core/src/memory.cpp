@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "pplan/architecture.h"
+#include "pplan/comm.h"
 
 namespace pplan {
 
@@ -117,7 +118,7 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
       per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
   if (stage == parallel.pp - 1) {
     // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
-    const double tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+    const double tokens = message_sizes(scenario, parallel).tokens;
     mem.activations_bytes += 6.0 * tokens * padded_vocab(scenario.model, parallel.tp) / parallel.tp;
   }
   return mem;
