@@ -346,8 +346,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   }
 
   // Data parallel: gradients reduced in fp32 (Megatron's default with bf16), weights
-  // gathered in bf16 under ZeRO. Overlapped with the backward of the last micro-batch and the
-  // forward of the first (Megatron --overlap-grad-reduce / --overlap-param-gather).
+  // gathered in bf16 under ZeRO; the overlap windows follow below.
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
   const GroupPlacement dp_group = place_dp_cp_group(p, scenario.cluster.gpus_per_node);
   const GroupPlacement edp_group =
