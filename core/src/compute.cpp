@@ -147,14 +147,11 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
 
   // Recomputation: full reruns the whole forward; selective reruns the attention core
   // (Korthikanti et al. 2022 §5).
-  const double layer_forward_model_flops =
-      layer_forward_flops(model, layer_index, tokens, s_full).total() / t;
+  // (Their FLOPs count toward HFU at the model level, in estimate.cpp.)
   if (parallel.recompute == Recompute::kFull) {
     lt.recompute_s = lt.forward_s() + (moe && parallel.ep > 1 ? lt.ep_exposed_s / 2.0 : 0.0);
-    lt.recompute_flops = layer_forward_model_flops;
   } else if (parallel.recompute == Recompute::kSelective) {
     lt.recompute_s = lt.attention_forward_s;
-    lt.recompute_flops = core_flops_full;
   }
   return lt;
 }

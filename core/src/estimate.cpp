@@ -14,11 +14,6 @@
 
 namespace pplan {
 
-bool has_error(const std::vector<Diagnostic>& diagnostics) {
-  return std::any_of(diagnostics.begin(), diagnostics.end(),
-                     [](const Diagnostic& d) { return d.severity == Severity::kError; });
-}
-
 const char* severity_name(Severity severity) {
   switch (severity) {
     case Severity::kError: return "error";
@@ -198,7 +193,6 @@ static void accumulate(LayerTimes& sum, const LayerTimes& lt, double times) {
   sum.cp_exposed_s += times * lt.cp_exposed_s;
   sum.ep_exposed_s += times * lt.ep_exposed_s;
   sum.recompute_s += times * lt.recompute_s;
-  sum.recompute_flops += times * lt.recompute_flops;
 }
 
 static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,

@@ -49,8 +49,6 @@ struct LayerTimes {
   double backward_s() const;       ///< backward, exposed comm included
   double recompute_s = 0;          ///< extra forward work from activation recomputation
   double total_s() const { return forward_s() + backward_s() + recompute_s; }
-  /// FLOPs this GPU executes per layer per micro-batch beyond the model FLOPs (recompute).
-  double recompute_flops = 0;
 };
 
 /// Layer times of layer `layer_index` under `parallel` (dense or MoE by index).

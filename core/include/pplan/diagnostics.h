@@ -38,9 +38,6 @@ struct Diagnostic {
   std::string message;
 };
 
-/// Whether any diagnostic is an error.
-bool has_error(const std::vector<Diagnostic>& diagnostics);
-
 /// "error" | "warning" | "info".
 const char* severity_name(Severity severity);
 
