@@ -56,8 +56,7 @@ double lm_head_params(const ModelSpec& model, int tp) {
   return model.tied_embeddings ? 0.0 : padded_vocab(model, tp) * model.hidden;
 }
 
-/// Layers that hold experts; the rest are dense. Closed form so huge models stay O(1).
-static int moe_layer_count(const ModelSpec& model) {
+int moe_layer_count(const ModelSpec& model) {
   if (!model.moe.has_value() || model.moe->experts <= 0) return 0;
   return model.layers > model.moe->dense_layers ? model.layers - model.moe->dense_layers : 0;
 }

@@ -380,7 +380,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
                                                 scenario.training.global_batch);
   double recompute_flops = 0;
   if (p.recompute != Recompute::kNone) {
-    const int moe_layers = model.moe && model.moe->experts > 0 ? std::max(0, model.layers - model.moe->dense_layers) : 0;
+    const int moe_layers = moe_layer_count(model);
     const LayerFlops dense_f = layer_forward_flops(model, 0, tokens_per_step, scenario.training.seq_len);
     const LayerFlops moe_f = layer_forward_flops(model, model.layers - 1, tokens_per_step, scenario.training.seq_len);
     auto part = [&](const LayerFlops& f) {

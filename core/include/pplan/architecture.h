@@ -30,6 +30,10 @@ double active_mlp_params_of_layer(const ModelSpec& model, int layer_index);
 /// Whether layer `layer_index` holds experts.
 bool is_moe_layer(const ModelSpec& model, int layer_index);
 
+/// Layers that hold experts (the last layers - dense_layers); the rest are dense. Closed form,
+/// so huge models stay O(1).
+int moe_layer_count(const ModelSpec& model);
+
 /// Norm weights of one layer (two norms of h each).
 double norm_params_per_layer(const ModelSpec& model);
 
