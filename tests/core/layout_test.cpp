@@ -8,20 +8,13 @@
 #include <vector>
 
 #include "pplan/layout.h"
+#include "../support/parallel_grid.h"
 
 namespace {
 
 using Groups = std::vector<std::vector<int>>;
 
-pplan::ParallelConfig grid(int tp, int cp, int ep, int dp, int pp) {
-  pplan::ParallelConfig p;
-  p.tp = tp;
-  p.cp = cp;
-  p.ep = ep;
-  p.dp = dp;
-  p.pp = pp;
-  return p;
-}
+using pplan::testing::grid;
 
 TEST(RankLayout, MegatronDocstringExampleTp2Pp4Dp2) {
   const pplan::ParallelConfig p = grid(2, 1, 1, 2, 4);

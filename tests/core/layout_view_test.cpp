@@ -14,18 +14,11 @@
 
 #include "pplan/api.h"
 #include "pplan/layout.h"
+#include "../support/parallel_grid.h"
 
 namespace {
 
-pplan::ParallelConfig grid(int tp, int cp, int ep, int dp, int pp) {
-  pplan::ParallelConfig p;
-  p.tp = tp;
-  p.cp = cp;
-  p.ep = ep;
-  p.dp = dp;
-  p.pp = pp;
-  return p;
-}
+using pplan::testing::grid;
 
 std::vector<long long> row_nodes(const pplan::ReplicaView& v) {
   std::vector<long long> nodes;
