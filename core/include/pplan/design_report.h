@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pplan/estimate.h"
+#include "pplan/memory.h"
 #include "pplan/explain.h"
 #include "pplan/specs.h"
 
@@ -29,7 +30,7 @@ inline constexpr double kLlama3StorageBytesPerS = 2e12;
 inline constexpr double kRestartOverheadS = 600.0;
 /// Bytes per parameter in a checkpoint: bf16 weights (2) + fp32 master weights, Adam momentum
 /// and variance (12). Gradients are not saved (they are recomputed after a restart).
-inline constexpr double kCheckpointBytesPerParam = 14.0;
+inline constexpr double kCheckpointBytesPerParam = kWeightBytesPerParam + kOptimizerBytesPerParam;
 
 /**
  * Failures per GPU-hour from Llama 3's record: 419 / (54 days · 24 h · 16,384 GPUs).
