@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pplan/api.h"
+#include "pplan/io/api.h"
 
 namespace {
 

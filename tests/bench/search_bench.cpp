@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/json_io.h"
-#include "pplan/search.h"
+#include "pplan/io/json_io.h"
+#include "pplan/search/search.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Feasibility: every structural rule raises its stable code; infeasible plans are results.
-#include "pplan/estimate.h"
+#include "pplan/model/estimate.h"
 
 #include <gtest/gtest.h>
 

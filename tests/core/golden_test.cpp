@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/api.h"
+#include "pplan/io/api.h"
 #include "../support/scenario_files.h"
 
 namespace pplan {

@@ -1,6 +1,6 @@
 // The JSON boundary's error paths: every bad input is an error with a stable code and the
 // JSON pointer of the field, never a crash, a silent default or a NaN (json_io.h's table).
-#include "pplan/json_io.h"
+#include "pplan/io/json_io.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
-#include "pplan/api.h"
+#include "pplan/io/api.h"
 
 namespace pplan {
 namespace {

@@ -20,8 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/api.h"
-#include "pplan/launch.h"
+#include "pplan/io/api.h"
+#include "pplan/launch/launch.h"
 
 namespace {
 
@@ -265,7 +265,7 @@ std::string architecture_of(const std::string& gpu_id) {
 }
 
 /// Megatron's validate_args / TransformerConfig rules (launch.md §1.3), applied to the parsed
-/// command and the torchrun world. Written independently of core/src/launch*.cpp.
+/// command and the torchrun world. Written independently of core/src/launch/*.cpp.
 void expect_megatron_accepts(const ArgMap& a, const ArgMap& torchrun, const std::string& script,
                              const Expected& x, const std::string& context) {
   SCOPED_TRACE(context);

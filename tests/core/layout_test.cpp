@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "pplan/layout.h"
+#include "pplan/launch/layout.h"
 #include "../support/parallel_grid.h"
 
 namespace {

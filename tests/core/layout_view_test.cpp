@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/api.h"
-#include "pplan/layout.h"
+#include "pplan/io/api.h"
+#include "pplan/launch/layout.h"
 #include "../support/parallel_grid.h"
 
 namespace {

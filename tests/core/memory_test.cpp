@@ -1,10 +1,10 @@
 // Memory model: the method's worked example (method.md) and Korthikanti et al. 2022's
 // activation formulas, each derived by hand below.
-#include "pplan/memory.h"
+#include "pplan/model/memory.h"
 
 #include <gtest/gtest.h>
 
-#include "pplan/estimate.h"
+#include "pplan/model/estimate.h"
 #include "../support/scenario_files.h"
 
 namespace pplan {

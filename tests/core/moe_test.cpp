@@ -9,14 +9,14 @@
 #include <string>
 
 #include "../support/scenario_files.h"
-#include "pplan/architecture.h"
-#include "pplan/comm.h"
-#include "pplan/design_report.h"
-#include "pplan/estimate.h"
-#include "pplan/explain.h"
-#include "pplan/memory.h"
-#include "pplan/placement.h"
-#include "pplan/search.h"
+#include "pplan/model/architecture.h"
+#include "pplan/model/comm.h"
+#include "pplan/report/design_report.h"
+#include "pplan/model/estimate.h"
+#include "pplan/report/explain.h"
+#include "pplan/model/memory.h"
+#include "pplan/model/placement.h"
+#include "pplan/search/search.h"
 
 namespace pplan {
 namespace {

@@ -1,5 +1,5 @@
 // Pipeline: layer splits, micro-batches, bubble and in-flight activations, derived by hand.
-#include "pplan/pipeline.h"
+#include "pplan/model/pipeline.h"
 
 #include <gtest/gtest.h>
 

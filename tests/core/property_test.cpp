@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
-#include "pplan/api.h"
-#include "pplan/estimate.h"
-#include "pplan/json_io.h"
-#include "pplan/search.h"
+#include "pplan/io/api.h"
+#include "pplan/model/estimate.h"
+#include "pplan/io/json_io.h"
+#include "pplan/search/search.h"
 
 namespace pplan {
 namespace {

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
-#include "pplan/api.h"
-#include "pplan/design_report.h"
-#include "pplan/estimate.h"
-#include "pplan/memory.h"
+#include "pplan/io/api.h"
+#include "pplan/report/design_report.h"
+#include "pplan/model/estimate.h"
+#include "pplan/model/memory.h"
 
 namespace pplan {
 namespace {

@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/api.h"
+#include "pplan/io/api.h"
 
 namespace {
 

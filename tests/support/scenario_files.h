@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/json_io.h"
+#include "pplan/io/json_io.h"
 
 namespace pplan::testing {
 

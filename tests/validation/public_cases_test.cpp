@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "pplan/json_io.h"
-#include "pplan/search.h"
+#include "pplan/io/json_io.h"
+#include "pplan/search/search.h"
 #include "../support/scenario_files.h"
 
 namespace pplan {

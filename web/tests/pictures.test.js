@@ -7,7 +7,7 @@ import { busySpans, simulateSchedule } from '../src/state/schedule.js';
 import { plansToMarkdown } from '../src/state/markdown.js';
 
 describe('reading the engine\'s layout view (no rank formula in the page)', () => {
-  // Hand-made rows in the engine's layout_view shape (core/include/pplan/layout.h).
+  // Hand-made rows in the engine's layout_view shape (core/include/pplan/launch/layout.h).
   const gpu = (rank, tp, dp, pp, cp = 0) => ({ rank, tp, cp, dp, pp });
   it('outlines replica 0\'s TP groups: a new group at each tp 0, other replicas skipped', () => {
     // tp 2, dp 2, pp 2 on one 8-GPU node: ranks 0-1 (d0 s0), 2-3 (d1), 4-5 (d0 s1), 6-7 (d1).

@@ -1,4 +1,4 @@
-// Reading the engine's replica view (the `layout_view` command; core/include/pplan/layout.h
+// Reading the engine's replica view (the `layout_view` command; core/include/pplan/launch/layout.h
 // replica_view) for the layout picture. Pure. Where ranks sit is the engine's answer: nothing
 // here knows Megatron's rank formula.
 

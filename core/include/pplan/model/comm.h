@@ -1,0 +1,87 @@
+#pragma once
+/// Collective communication costs: per-link bandwidth and latency, ring algorithms,
+/// hierarchical when a group spans nodes.
+
+#include "pplan/model/placement.h"
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// Share of NVLink's unidirectional line rate NCCL reaches (ring, ~20% protocol overhead:
+/// ~370 of 450 GB/s on H100; S. Jeaugey, NVIDIA/nccl-tests#212; launch.md §8).
+inline constexpr double kNvlinkEfficiency = 0.8;
+/// Share of the NIC line rate NCCL reaches across nodes (46–48 of 50 GB/s per NDR NIC;
+/// 192 of 200 GB/s on DGX-A100 HDR; nccl-tests#290, nccl#812; launch.md §8).
+inline constexpr double kNetworkEfficiency = 0.92;
+/// Per-step latency of a collective inside a node and across nodes (NCCL small-message
+/// latencies are ~5–10 µs in a node and ~10–20 µs across InfiniBand; stated as assumptions).
+inline constexpr double kNvlinkLatencyS = 5e-6;
+inline constexpr double kNetworkLatencyS = 10e-6;
+
+/// Share of overlapped communication time that still slows compute: NCCL runs its channels
+/// on SMs (16–32 of 108–132) and streams through HBM beside the GEMMs it overlaps with.
+/// An assumption, stated; it matters only where overlap is enabled.
+inline constexpr double kOverlapSlowdown = 0.3;
+/// Message size at which a collective reaches half its large-message bandwidth. nccl-tests
+/// bus bandwidth on 8-GPU NVLink nodes climbs from ~20% at 1 MB to ~90% near 64 MB
+/// (launch.md §8: peaks need >= 256 MB); 8 MB reproduces that ramp.
+inline constexpr double kHalfBandwidthBytes = 8e6;
+
+/**
+ * The message each parallel dimension moves for one micro-batch, per GPU, in bytes. The one
+ * place these sizes are written: the step-time model, the design report and the nccl-tests
+ * commands all read them from here.
+ *   tokens = seq_len/cp · micro_batch (per GPU, before TP);
+ *   TP: one all-reduce (or all-gather + reduce-scatter with SP) of tokens·h·2 bytes, 2 per layer
+ *       per pass (method.md; Korthikanti et al. 2022 §4.2.2);
+ *   CP: one ring step passes the chunk's K and V: tokens·2·kv_width/t·2 bytes;
+ *   EP: one all-to-all dispatch (or combine): tokens·top_k·h·2/t bytes;
+ *   PP: one activation (or its gradient) per TP rank: tokens·h·2/t bytes (Narayanan et al. 2021
+ *       §4.1 scatter/gather).
+ * Example: GPT-3, b 1, s 2048, t 8: TP 50.3 MB, PP 6.3 MB.
+ */
+struct MessageSizes {
+  double tokens = 0;
+  double tp_bytes = 0;
+  double cp_kv_bytes = 0;
+  double ep_bytes = 0;
+  double pp_bytes = 0;
+};
+
+/// Message sizes of `parallel` for `scenario` (the EP size is 0 for dense models).
+MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
+/// exceeds the window, plus kOverlapSlowdown of the overlapped part.
+double exposed_after_overlap_s(double comm_s, double window_s);
+
+/// The achievable bandwidth and per-step latency of one class of link.
+struct Link {
+  double bytes_per_s = 0;
+  double latency_s = 0;
+};
+
+/// NVLink inside a node, as NCCL achieves it.
+Link nvlink(const GpuSpec& gpu);
+/// The scale-out network (one NIC per GPU, rail-optimised), as NCCL achieves it.
+Link network(const GpuSpec& gpu);
+
+/**
+ * Ring all-reduce of `bytes` per rank over a placed group: 2(n−1)/n · bytes / bandwidth
+ * (nccl-tests busbw factor, launch.md §7). A group spanning nodes runs hierarchically:
+ * reduce-scatter inside the node over NVLink, all-reduce of 1/k of the data across nodes
+ * on each rank's own NIC, all-gather inside the node. Latency: 2·log2(n) steps (NCCL tree).
+ * Example: 1 GB over 16 ranks, one per node, 46 GB/s: 2·15/16·1e9/46e9 = 40.8 ms.
+ */
+double all_reduce_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu);
+
+/// Reduce-scatter (or all-gather) of `bytes` total per rank: half an all-reduce's traffic.
+double reduce_scatter_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu);
+
+/// All-to-all of `bytes` per rank: the off-node share over the NIC, the rest over NVLink.
+double all_to_all_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu);
+
+/// Point-to-point send of `bytes` to a neighbour, over the network when `cross_node`.
+double send_recv_s(double bytes, bool cross_node, const GpuSpec& gpu);
+
+}  // namespace pplan

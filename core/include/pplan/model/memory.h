@@ -1,0 +1,93 @@
+#pragma once
+/// Memory per GPU: model states (weights, gradients, optimizer) and activations.
+
+#include <vector>
+
+#include "pplan/model/pipeline.h"
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// Bytes per parameter of mixed-precision Adam (method.md; Rajbhandari et al. 2020 §3.1).
+inline constexpr double kWeightBytesPerParam = 2.0;     ///< bf16 weights
+inline constexpr double kGradientBytesPerParam = 2.0;   ///< bf16 gradients
+inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, momentum, variance
+/// Held back on every GPU for the CUDA context (~0.5–1 GB), cuBLAS/NCCL workspaces and
+/// buffers, and allocator fragmentation. An assumption, stated: a few GB in practice.
+inline constexpr double kReservedBytes = 3e9;
+
+/**
+ * Activation bytes of one transformer layer for one micro-batch on one GPU.
+ * Korthikanti et al. 2022 §4 (eq. 1–2, Table 2), generalised term by term:
+ *   replicated over TP: norms 4 + QKV input 2 + MLP input 2 + dropout masks 2   (·s·b·h)
+ *   split over TP:      Q 2 + K,V 4·kv/a + attention output 2 + MLP inner 4f/h (GeLU) or
+ *                       6f/h (fused SwiGLU) + scores (2 + 3·dropout)·a·s/h unless flash or
+ *                       selective recompute drop them.
+ * GPT (f = 4h, dropout, no flash): s·b·h·(10 + 24/t + 5·a·s/(h·t)); with SP everything is /t;
+ * full recompute keeps only the layer input, 2·s·b·h (/t with SP).
+ * Example: GPT-3, s = 2048, b = 1, t = 8, SP + selective: 34·s·b·h/8 = 1.0695e8 bytes.
+ * MoE layers (`layer_index` past the dense ones): the MLP is top_k + shared experts wide, plus
+ * 4·k·h per token for the dispatched copies and the expert outputs before the combine (not
+ * split over TP). Example: Mixtral, s = 4096, b = 1, t = 1: (8 + 2 + 4·8/32 + 2 + 6·2·14336/4096
+ * + 4·2)·s·b·h = 63·s·b·h.
+ */
+double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                              int layer_index = 0);
+
+/// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
+int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
+
+/// Stages that can set the memory or time peak: the first, the second (most micro-batches in
+/// flight among the middle ones), the first middle stage holding only MoE layers (when the
+/// leading dense layers end inside a stage, the next one holds more experts), and the last.
+/// Every other stage is dominated by one of these.
+/// Up to four stage indices, without allocating (the search asks for them per configuration).
+struct StageList {
+  int stages[4] = {0, 0, 0, 0};
+  int count = 0;
+  void push(int stage) {
+    if (count < 4) stages[count++] = stage;
+  }
+  const int* begin() const { return stages; }
+  const int* end() const { return stages + count; }
+};
+
+StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp);
+
+/// Memory of one pipeline stage, bytes.
+struct StageMemory {
+  int stage = 0;
+  double weights_bytes = 0;
+  double gradients_bytes = 0;
+  double optimizer_bytes = 0;
+  double activations_bytes = 0;
+  double reserved_bytes = kReservedBytes;
+  double total_bytes() const {
+    return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + reserved_bytes;
+  }
+};
+
+/// Parameters one GPU of a stage holds before ZeRO: dense ones (TP-sharded) and routed
+/// experts (EP- and expert-TP-sharded), which ZeRO shards over different groups.
+struct StageParams {
+  double dense = 0;
+  double expert = 0;
+  /// The part of `dense` outside the transformer layers: input embedding, LM head, final norm.
+  double embedding_and_head = 0;
+  double total() const { return dense + expert; }
+};
+
+/// Parameters held by one GPU of stage `stage` (TP-, EP-sharded, before ZeRO).
+StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
+                                 const StageSplit& split, int stage);
+
+/// Memory of stage `stage`: ZeRO shards over dp·cp (Megatron's distributed optimizer
+/// shards over the DP×CP group, launch.md §1.2).
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                         const StageSplit& split, int stage);
+
+/// The stage with the most memory (first, second or last: the others are dominated).
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                              const StageSplit& split);
+
+}  // namespace pplan

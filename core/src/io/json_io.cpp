@@ -1,0 +1,599 @@
+#include "pplan/io/json_io.h"
+
+#include <cmath>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "pplan/model/architecture.h"
+#include "pplan/text.h"
+#include "pplan/units.h"
+#include "presets_data.h"
+
+namespace pplan {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+namespace {
+
+std::string type_name(const json& v) {
+  if (v.is_null()) return "null";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_number()) return "a number";
+  if (v.is_string()) return "a string";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+/// Reads one JSON object strictly: every key must be read, unknown keys are errors.
+class ObjectReader {
+ public:
+  ObjectReader(const json& value, std::string path) : value_(value), path_(std::move(path)) {
+    if (!value_.is_object()) {
+      throw InputError("schema.not_an_object", path_or_root(),
+                       where() + " must be an object, not " + type_name(value_));
+    }
+  }
+
+  bool has(const char* key) const {
+    auto it = value_.find(key);
+    return it != value_.end() && !it->is_null();
+  }
+
+  const json& raw(const char* key) {
+    seen_.insert(key);
+    auto it = value_.find(key);
+    if (it == value_.end()) {
+      throw InputError("schema.missing_field", child(key), "missing required field " + child(key));
+    }
+    return *it;
+  }
+
+  std::string child(const char* key) const { return path_ + "/" + key; }
+
+  /// An integer in [lo, hi].
+  int integer(const char* key, long long lo, long long hi) {
+    const json& v = raw(key);
+    return to_integer(v, child(key), lo, hi);
+  }
+  std::optional<int> optional_integer(const char* key, long long lo, long long hi) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return integer(key, lo, hi);
+  }
+
+  /// A finite number in (lo, hi] when exclusive_lo, else [lo, hi].
+  double number(const char* key, double lo, double hi, bool exclusive_lo = true) {
+    const json& v = raw(key);
+    if (!v.is_number()) {
+      throw InputError("schema.wrong_type", child(key),
+                       child(key) + " must be a number, not " + type_name(v));
+    }
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || (exclusive_lo ? x <= lo : x < lo) || x > hi) {
+      throw InputError("input.out_of_range", child(key),
+                       child(key) + " = " + v.dump() + " is out of range: it must be " +
+                           (exclusive_lo ? "> " : ">= ") + format_number(lo) + " and <= " +
+                           format_number(hi));
+    }
+    return x;
+  }
+  std::optional<double> optional_number(const char* key, double lo, double hi,
+                                        bool exclusive_lo = true) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return number(key, lo, hi, exclusive_lo);
+  }
+
+  std::string string(const char* key, std::size_t max_length = 200) {
+    const json& v = raw(key);
+    if (!v.is_string()) {
+      throw InputError("schema.wrong_type", child(key),
+                       child(key) + " must be a string, not " + type_name(v));
+    }
+    std::string s = v.get<std::string>();
+    if (s.size() > max_length) {
+      throw InputError("input.out_of_range", child(key),
+                       child(key) + " is longer than " + std::to_string(max_length) + " characters");
+    }
+    return s;
+  }
+  std::optional<std::string> optional_string(const char* key, std::size_t max_length = 200) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return string(key, max_length);
+  }
+
+  bool boolean(const char* key) {
+    const json& v = raw(key);
+    if (!v.is_boolean()) {
+      throw InputError("schema.wrong_type", child(key),
+                       child(key) + " must be true or false, not " + type_name(v));
+    }
+    return v.get<bool>();
+  }
+  std::optional<bool> optional_boolean(const char* key) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return boolean(key);
+  }
+
+  /// One of `allowed`; returns its index.
+  int choice(const char* key, const std::vector<std::string_view>& allowed) {
+    const std::string s = string(key, 64);
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      if (allowed[i] == s) return static_cast<int>(i);
+    }
+    std::string list;
+    for (std::size_t i = 0; i < allowed.size(); ++i) {
+      list += (i ? ", \"" : "\"") + std::string(allowed[i]) + "\"";
+    }
+    throw InputError("schema.bad_enum", child(key),
+                     child(key) + " = \"" + s + "\" is not one of " + list);
+  }
+  std::optional<int> optional_choice(const char* key, const std::vector<std::string_view>& allowed) {
+    seen_.insert(key);
+    if (!has(key)) return std::nullopt;
+    return choice(key, allowed);
+  }
+
+  /// Rejects keys nobody read: a typo is an error, never silently ignored.
+  void finish() const {
+    for (auto it = value_.begin(); it != value_.end(); ++it) {
+      if (seen_.count(it.key()) == 0) {
+        const std::string key_path = path_ + "/" + escape_pointer(it.key());
+        throw InputError("schema.unknown_field", key_path,
+                         "unknown field " + key_path + suggestion(it.key()));
+      }
+    }
+  }
+
+  void allow(const char* key) { seen_.insert(key); }
+  const std::string& path() const { return path_; }
+  std::string path_or_root() const { return path_.empty() ? "/" : path_; }
+
+ private:
+  std::string where() const { return path_.empty() ? "the document" : path_; }
+
+  static std::string escape_pointer(const std::string& key) {
+    std::string out;
+    for (char c : key) {
+      if (c == '~') out += "~0";
+      else if (c == '/') out += "~1";
+      else out += c;
+    }
+    return out.size() > 80 ? out.substr(0, 80) + "…" : out;
+  }
+
+  std::string suggestion(const std::string& key) const {
+    // Suggest the closest known key when one is within two edits (a typo like "ppp").
+    std::string best;
+    std::size_t best_distance = 3;
+    for (const std::string& known : seen_) {
+      const std::size_t d = edit_distance(key, known);
+      if (d < best_distance) { best_distance = d; best = known; }
+    }
+    return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
+  }
+
+  static std::size_t edit_distance(const std::string& a, const std::string& b) {
+    if (a.size() > 64 || b.size() > 64) return 99;
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t previous = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t current = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        previous = current;
+      }
+    }
+    return row[b.size()];
+  }
+
+  static std::string format_number(double x) {
+    if (x == std::floor(x) && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+    return format_fixed(x, 3);
+  }
+
+  static int to_integer(const json& v, const std::string& path, long long lo, long long hi) {
+    if (!v.is_number()) {
+      throw InputError("schema.wrong_type", path, path + " must be an integer, not " + type_name(v));
+    }
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x != std::floor(x)) {
+      throw InputError("input.not_integer", path, path + " = " + v.dump() + " must be a whole number");
+    }
+    if (x < double(lo) || x > double(hi)) {
+      throw InputError("input.out_of_range", path,
+                       path + " = " + v.dump() + " is out of range: it must be between " +
+                           std::to_string(lo) + " and " + std::to_string(hi));
+    }
+    return static_cast<int>(x);
+  }
+
+  const json& value_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+// Limits: generous for real systems, small enough that no product overflows or hangs.
+constexpr long long kMaxGpus = 1LL << 20;        // 1,048,576
+constexpr long long kMaxLayers = 100000;
+constexpr long long kMaxWidth = 1LL << 22;       // hidden, ffn
+constexpr long long kMaxHeads = 1LL << 16;
+constexpr long long kMaxVocab = 10000000;
+constexpr long long kMaxSeq = 1LL << 24;
+constexpr long long kMaxBatch = 100000000;
+constexpr long long kMaxDegree = 1LL << 20;
+
+const std::vector<std::string_view> kActivations = {"gelu", "swiglu"};
+const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
+const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
+const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
+
+void check_schema_version(ObjectReader& reader, bool required) {
+  std::optional<int> v = required ? std::optional<int>(reader.integer("schema_version", 0, 1000000))
+                                  : reader.optional_integer("schema_version", 0, 1000000);
+  if (v && *v != kSchemaVersion) {
+    throw InputError(*v > kSchemaVersion ? "schema.version_unsupported" : "input.out_of_range",
+                     reader.child("schema_version"),
+                     "schema_version " + std::to_string(*v) + " is not supported (this engine reads " +
+                         std::to_string(kSchemaVersion) + ")");
+  }
+}
+
+MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
+  ObjectReader r(value, path);
+  MoeSpec moe;
+  moe.experts = r.integer("experts", 1, 65536);
+  moe.top_k = r.integer("top_k", 1, moe.experts);
+  moe.shared_experts = r.optional_integer("shared_experts", 0, 64).value_or(0);
+  moe.expert_ffn_hidden = r.integer("expert_ffn_hidden", 1, kMaxWidth);
+  moe.dense_layers = r.optional_integer("dense_layers", 0, layers).value_or(0);
+  r.finish();
+  return moe;
+}
+
+}  // namespace
+
+const char* recompute_name(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "none";
+}
+
+const char* activation_name(Activation activation) {
+  return activation == Activation::kSwiglu ? "swiglu" : "gelu";
+}
+
+const char* precision_name(Precision precision) {
+  return precision == Precision::kFp8 ? "fp8" : "bf16";
+}
+
+ModelSpec parse_model(const json& value, const std::string& path) {
+  ObjectReader r(value, path);
+  check_schema_version(r, false);
+  ModelSpec m;
+  m.id = r.optional_string("id", 64).value_or("custom");
+  m.name = r.optional_string("name").value_or("custom model");
+  m.layers = r.integer("layers", 1, kMaxLayers);
+  m.hidden = r.integer("hidden", 1, kMaxWidth);
+  m.heads = r.integer("heads", 1, kMaxHeads);
+  m.kv_heads = r.optional_integer("kv_heads", 1, m.heads).value_or(m.heads);
+  m.ffn_hidden = r.integer("ffn_hidden", 1, kMaxWidth);
+  m.vocab = r.integer("vocab", 1, kMaxVocab);
+  m.activation = static_cast<Activation>(r.choice("activation", kActivations));
+  // GPT-style defaults for GeLU models, Llama-style for SwiGLU ones; each can be overridden.
+  const bool gpt_style = m.activation == Activation::kGelu;
+  m.tied_embeddings = r.optional_boolean("tied_embeddings").value_or(gpt_style);
+  m.dropout = r.optional_boolean("dropout").value_or(gpt_style);
+  m.learned_positions = r.optional_boolean("learned_positions").value_or(gpt_style);
+  r.allow("moe");
+  if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
+  m.nominal_params = r.optional_number("nominal_params", 0, 1e16, false).value_or(0);
+  m.source = r.optional_string("source", 2000).value_or("");
+  r.finish();
+  if (m.hidden % m.heads != 0) {
+    throw InputError("input.inconsistent", r.child("hidden"),
+                     path + "/hidden = " + std::to_string(m.hidden) +
+                         " must be divisible by heads = " + std::to_string(m.heads));
+  }
+  if (m.heads % m.kv_heads != 0) {
+    throw InputError("input.inconsistent", r.child("kv_heads"),
+                     path + "/kv_heads = " + std::to_string(m.kv_heads) +
+                         " must divide heads = " + std::to_string(m.heads));
+  }
+  return m;
+}
+
+GpuSpec parse_gpu(const json& value, const std::string& path) {
+  ObjectReader r(value, path);
+  check_schema_version(r, false);
+  GpuSpec g;
+  g.id = r.optional_string("id", 64).value_or("custom");
+  g.name = r.optional_string("name").value_or("custom GPU");
+  g.architecture = kArchitectures[r.optional_choice("architecture", kArchitectures).value_or(1)];
+  g.marketed_memory_bytes = r.number("memory_gb", 0, 1e5) * units::kBytesPerGB;
+  // "80GB" parts really hold 80 GiB; presets say so with memory_gib.
+  g.memory_bytes = r.optional_number("memory_gib", 0, 1e5)
+                       .value_or(g.marketed_memory_bytes / units::kBytesPerGiB) *
+                   units::kBytesPerGiB;
+  g.bf16_flops_per_s = r.number("bf16_tflops", 0, 1e7) * units::kFlopsPerTflop;
+  g.fp8_flops_per_s = r.optional_number("fp8_tflops", 0, 1e7, false).value_or(0) * units::kFlopsPerTflop;
+  // Without a datasheet figure, assume H100's balance: 295 FLOP per byte of HBM (989.4/3.35).
+  g.hbm_bytes_per_s = r.optional_number("hbm_gbytes_per_s", 0, 1e6)
+                          .value_or(g.bf16_flops_per_s / 295.0 / units::kBytesPerSecPerGBps) *
+                      units::kBytesPerSecPerGBps;
+  g.nvlink_bytes_per_s = r.number("nvlink_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
+  g.network_bytes_per_s = r.number("network_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
+  // Defaults are the Hopper calibration (presets/gpus/h100-sxm.json explains them).
+  g.gemm_efficiency = r.optional_number("gemm_efficiency", 0, 1).value_or(0.65);
+  g.attention_efficiency = r.optional_number("attention_efficiency", 0, 1).value_or(0.25);
+  g.source = r.optional_string("source", 2000).value_or("");
+  r.finish();
+  return g;
+}
+
+PresetCatalog load_presets() {
+  PresetCatalog catalog;
+  for (const EmbeddedPreset& preset : embedded_presets()) {
+    const json doc = json::parse(preset.text);
+    const std::string path = std::string("preset:") + preset.file;
+    if (preset.kind == std::string_view("models")) {
+      ModelSpec m = parse_model(doc, path);
+      catalog.models[m.id] = m;
+    } else {
+      GpuSpec g = parse_gpu(doc, path);
+      catalog.gpus[g.id] = g;
+    }
+  }
+  return catalog;
+}
+
+Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
+  ObjectReader root(document, "");
+  check_schema_version(root, false);
+  Scenario s;
+
+  // Model: a preset id or a custom object.
+  const json& model = root.raw("model");
+  if (model.is_string()) {
+    const std::string id = model.get<std::string>();
+    auto it = presets.models.find(id);
+    if (it == presets.models.end()) {
+      std::string known;
+      for (const auto& kv : presets.models) known += (known.empty() ? "" : ", ") + kv.first;
+      throw InputError("input.unknown_preset", "/model",
+                       "unknown model preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
+    }
+    s.model = it->second;
+  } else {
+    s.model = parse_model(model, "/model");
+  }
+
+  // Cluster.
+  {
+    ObjectReader r(root.raw("cluster"), "/cluster");
+    const json& gpu = r.raw("gpu");
+    if (gpu.is_string()) {
+      const std::string id = gpu.get<std::string>();
+      auto it = presets.gpus.find(id);
+      if (it == presets.gpus.end()) {
+        std::string known;
+        for (const auto& kv : presets.gpus) known += (known.empty() ? "" : ", ") + kv.first;
+        throw InputError("input.unknown_preset", "/cluster/gpu",
+                         "unknown GPU preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
+      }
+      s.cluster.gpu = it->second;
+    } else {
+      s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu");
+    }
+    s.cluster.gpus = r.integer("gpus", 1, kMaxGpus);
+    s.cluster.gpus_per_node = r.optional_integer("gpus_per_node", 1, 1024).value_or(8);
+    r.finish();
+  }
+
+  // Training.
+  {
+    ObjectReader r(root.raw("training"), "/training");
+    s.training.seq_len = r.integer("seq_len", 1, kMaxSeq);
+    s.training.global_batch = r.integer("global_batch", 1, kMaxBatch);
+    s.training.precision =
+        static_cast<Precision>(r.optional_choice("precision", kPrecisions).value_or(0));
+    s.training.flash_attention =
+        r.optional_boolean("flash_attention").value_or(s.cluster.gpu.architecture != "ampere");
+    s.training.overlap_grad_reduce = r.optional_boolean("overlap_grad_reduce").value_or(false);
+    s.training.token_budget = r.optional_number("token_budget", 0, 1e18, false).value_or(0);
+    r.finish();
+  }
+
+  // Parallel: optional; every field optional (plan searches what is absent).
+  root.allow("parallel");
+  if (root.has("parallel")) {
+    s.has_parallel = true;
+    ObjectReader r(document.at("parallel"), "/parallel");
+    ParallelConstraints& c = s.parallel;
+    c.tp = r.optional_integer("tp", 1, kMaxDegree);
+    c.pp = r.optional_integer("pp", 1, kMaxDegree);
+    c.dp = r.optional_integer("dp", 1, kMaxDegree);
+    c.cp = r.optional_integer("cp", 1, kMaxDegree);
+    c.ep = r.optional_integer("ep", 1, kMaxDegree);
+    c.vpp = r.optional_integer("vpp", 1, 1024);
+    c.micro_batch = r.optional_integer("micro_batch", 1, kMaxBatch);
+    c.sequence_parallel = r.optional_boolean("sequence_parallel");
+    if (auto rc = r.optional_choice("recompute", kRecomputes)) c.recompute = static_cast<Recompute>(*rc);
+    c.zero = r.optional_integer("zero", 0, 3);
+    c.first_stage_layers = r.optional_integer("first_stage_layers", 1, s.model.layers);
+    c.last_stage_layers = r.optional_integer("last_stage_layers", 1, s.model.layers);
+    r.finish();
+  }
+
+  // Report inputs (design report): optional.
+  root.allow("report");
+  if (root.has("report")) {
+    ObjectReader r(document.at("report"), "/report");
+    s.report.storage_bytes_per_s =
+        r.optional_number("storage_gbytes_per_s", 0, 1e7).value_or(0) * units::kBytesPerSecPerGBps;
+    s.report.failures_per_gpu_hour = r.optional_number("failures_per_gpu_hour", 0, 1).value_or(0);
+    s.report.restart_overhead_s = r.optional_number("restart_s", 0, 1e7, false);
+    r.finish();
+  }
+  root.allow("name");
+  root.allow("description");
+  if (root.has("name")) root.string("name");
+  if (root.has("description")) root.string("description", 4000);
+  root.finish();
+  return s;
+}
+
+ordered_json parallel_to_json(const ParallelConfig& p) {
+  ordered_json j;
+  j["tp"] = p.tp;
+  j["pp"] = p.pp;
+  j["dp"] = p.dp;
+  j["cp"] = p.cp;
+  j["ep"] = p.ep;
+  j["vpp"] = p.vpp;
+  j["micro_batch"] = p.micro_batch;
+  j["sequence_parallel"] = p.sequence_parallel;
+  j["recompute"] = recompute_name(p.recompute);
+  j["zero"] = p.zero;
+  if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
+  if (p.last_stage_layers > 0) j["last_stage_layers"] = p.last_stage_layers;
+  return j;
+}
+
+ordered_json model_to_json(const ModelSpec& m) {
+  ordered_json j;
+  j["id"] = m.id;
+  j["name"] = m.name;
+  j["layers"] = m.layers;
+  j["hidden"] = m.hidden;
+  j["heads"] = m.heads;
+  j["kv_heads"] = m.kv_heads;
+  j["ffn_hidden"] = m.ffn_hidden;
+  j["vocab"] = m.vocab;
+  j["activation"] = activation_name(m.activation);
+  j["tied_embeddings"] = m.tied_embeddings;
+  j["dropout"] = m.dropout;
+  j["learned_positions"] = m.learned_positions;
+  if (m.moe) {
+    j["moe"] = {{"experts", m.moe->experts},
+                {"top_k", m.moe->top_k},
+                {"shared_experts", m.moe->shared_experts},
+                {"expert_ffn_hidden", m.moe->expert_ffn_hidden},
+                {"dense_layers", m.moe->dense_layers}};
+  } else {
+    j["moe"] = nullptr;
+  }
+  if (m.nominal_params > 0) j["nominal_params"] = m.nominal_params;
+  j["source"] = m.source;
+  return j;
+}
+
+ordered_json gpu_to_json(const GpuSpec& g) {
+  ordered_json j;
+  j["id"] = g.id;
+  j["name"] = g.name;
+  j["architecture"] = g.architecture;
+  j["memory_gb"] = g.marketed_memory_bytes / units::kBytesPerGB;
+  j["memory_gib"] = g.memory_bytes / units::kBytesPerGiB;
+  j["bf16_tflops"] = g.bf16_flops_per_s / units::kFlopsPerTflop;
+  j["fp8_tflops"] = g.fp8_flops_per_s / units::kFlopsPerTflop;
+  j["hbm_gbytes_per_s"] = g.hbm_bytes_per_s / units::kBytesPerSecPerGBps;
+  j["nvlink_gbytes_per_s"] = g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps;
+  j["network_gbytes_per_s"] = g.network_bytes_per_s / units::kBytesPerSecPerGBps;
+  j["gemm_efficiency"] = g.gemm_efficiency;
+  j["attention_efficiency"] = g.attention_efficiency;
+  j["source"] = g.source;
+  return j;
+}
+
+ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
+  const double gb = units::kBytesPerGB;
+  ordered_json j;
+  j["parallel"] = parallel_to_json(e.parallel);
+  j["training"] = {{"seq_len", scenario.training.seq_len},
+                   {"global_batch", scenario.training.global_batch},
+                   {"precision", precision_name(scenario.training.precision)},
+                   {"flash_attention", scenario.training.flash_attention},
+                   {"overlap_grad_reduce", scenario.training.overlap_grad_reduce}};
+  j["fits"] = e.feasible;
+  j["fits_in_memory"] = e.fits_in_memory;
+  j["memory_gb"] = {{"weights", e.memory.weights_bytes / gb},
+                    {"gradients", e.memory.gradients_bytes / gb},
+                    {"optimizer", e.memory.optimizer_bytes / gb},
+                    {"activations", e.memory.activations_bytes / gb},
+                    {"reserved", e.memory.reserved_bytes / gb},
+                    {"total", e.memory.total_bytes / gb},
+                    {"capacity", e.memory.capacity_bytes / gb},
+                    {"peak_stage", e.memory.peak_stage}};
+  j["pipeline"] = {{"microbatches", e.microbatches},
+                   {"bubble_fraction", e.bubble_fraction},
+                   {"stages", e.parallel.pp},
+                   {"first_stage_layers", e.split.first_layers},
+                   {"middle_stage_layers", e.split.middle_layers},
+                   {"last_stage_layers", e.split.last_layers},
+                   {"embedding_counted_as_layer", e.split.embedding_counted},
+                   {"loss_counted_as_layer", e.split.loss_counted},
+                   {"schedule", e.parallel.pp <= 1 ? "none"
+                                : e.parallel.vpp > 1 ? "interleaved-1f1b"
+                                                     : "1f1b"}};
+  j["step_time_s"] = e.step_time_s;
+  j["time_s"] = {{"compute", e.time.compute_s},     {"recompute", e.time.recompute_s},
+                 {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
+                 {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
+                 {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
+                 {"optimizer", e.time.optimizer_s}};
+  j["mfu"] = e.mfu;
+  j["hfu"] = e.hfu;
+  j["tflops_per_gpu"] = e.tflops_per_gpu;
+  j["tokens_per_s"] = e.tokens_per_s;
+  if (scenario.training.token_budget > 0) j["days_to_train"] = e.days_to_train;
+  j["flops_per_step"] = {{"model", e.model_flops_per_step}, {"hardware", e.hardware_flops_per_step}};
+  const MethodFigures& m = e.method;
+  ordered_json method;
+  method["params"] = m.params;
+  method["params_nominal"] = m.params_nominal;
+  method["model_states_gb"] = m.model_states_bytes / gb;
+  method["min_gpus_per_replica"] = m.min_gpus_per_replica;
+  method["model_states_gb_per_gpu"] = m.model_states_bytes_per_gpu / gb;
+  method["activations_gb"] = m.activations_bytes / gb;
+  method["total_gb"] = m.total_bytes / gb;
+  method["fits"] = m.fits;
+  if (m.half_pp > 0) {
+    method["half_pp"] = {{"pp", m.half_pp},
+                         {"model_states_gb_per_gpu", m.half_pp_model_states_bytes_per_gpu / gb},
+                         {"fits", m.half_pp_fits}};
+  }
+  method["distributed_optimizer_gb_per_gpu"] = m.distributed_optimizer_bytes_per_gpu / gb;
+  j["method"] = method;
+  ordered_json diagnostics = ordered_json::array();
+  for (const Diagnostic& d : e.diagnostics) {
+    diagnostics.push_back({{"code", d.code}, {"severity", severity_name(d.severity)}, {"message", d.message}});
+  }
+  j["diagnostics"] = diagnostics;
+  return j;
+}
+
+void round_numbers(ordered_json& document) {
+  if (document.is_number_float()) {
+    const double x = document.get<double>();
+    if (!std::isfinite(x)) {
+      throw std::logic_error("non-finite number in output");
+    }
+    document = round_significant(x, 6);
+    return;
+  }
+  if (document.is_structured()) {
+    for (auto& child : document) round_numbers(child);
+  }
+}
+
+}  // namespace pplan

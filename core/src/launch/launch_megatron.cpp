@@ -1,0 +1,335 @@
+// Megatron-LM pretrain_gpt.py arguments, the per-node torchrun script and the SLURM batch
+// script. Flag spellings and choices: shared/data/megatron-flags.tsv (Megatron-LM d98e8a64);
+// constraints: shared/reference/launch.md §1.3; launch idioms: §1.6, §6.
+#include <algorithm>
+#include <sstream>
+
+#include "detail_launch.h"
+#include "pplan/model/architecture.h"
+
+namespace pplan::detail {
+
+namespace {
+
+/// GPT-2 BPE for GPT-style models (learned positions, ~50k vocabulary), else a
+/// HuggingFace tokenizer (Llama 3, DeepSeek), as Megatron's own example scripts do (§1.6).
+bool gpt2_tokenizer(const ModelSpec& model) { return model.learned_positions; }
+
+/// Llama-style blocks: rotary positions, RMSNorm, no linear biases. The model spec records
+/// positions only, so the other two follow from them (true for every preset).
+bool llama_style(const ModelSpec& model) { return !model.learned_positions; }
+
+/// "([0]*3+[1]*58)": dense leading layers, experts after (Megatron --moe-layer-freq list form).
+std::string moe_layer_pattern(const ModelSpec& model) {
+  const int dense = model.moe->dense_layers;
+  return "\"([0]*" + num(dense) + "+[1]*" + num(model.layers - dense) + ")\"";
+}
+
+}  // namespace
+
+std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& plan,
+                                      const LaunchFacts& f) {
+  const ModelSpec& model = scenario.model;
+  const ParallelConfig& p = f.parallel;
+  const StageSplit& split = plan.split;
+  std::vector<FlagGroup> groups;
+
+  FlagGroup m{"MODEL_ARGS", {}};
+  m.flags.push_back({"--num-layers", num(model.layers), ""});
+  m.flags.push_back({"--hidden-size", num(model.hidden), ""});
+  m.flags.push_back({"--ffn-hidden-size", num(model.ffn_hidden), ""});
+  m.flags.push_back({"--num-attention-heads", num(model.heads), ""});
+  if (model.kv_heads < model.heads) {
+    m.flags.push_back({"--group-query-attention", "", "GQA"});
+    m.flags.push_back({"--num-query-groups", num(model.kv_heads), "key/value heads"});
+  }
+  m.flags.push_back({"--seq-length", num(f.seq_len), ""});
+  m.flags.push_back({"--max-position-embeddings", num(f.seq_len), "must be >= --seq-length"});
+  if (llama_style(model)) {
+    m.flags.push_back({"--position-embedding-type", "rope", ""});
+    if (model.id.rfind("llama3", 0) == 0) {
+      m.flags.push_back({"--rotary-base", "500000", "Llama 3 RoPE theta (Llama Team 2024, Table 3)"});
+    }
+    m.flags.push_back({"--normalization", "RMSNorm", ""});
+    m.flags.push_back({"--disable-bias-linear", "", "Llama-style: no linear biases"});
+  } else {
+    m.flags.push_back({"--position-embedding-type", "learned_absolute", ""});
+    m.flags.push_back({"--normalization", "LayerNorm", ""});
+  }
+  if (model.activation == Activation::kSwiglu) m.flags.push_back({"--swiglu", "", ""});
+  if (!model.tied_embeddings) m.flags.push_back({"--untie-embeddings-and-output-weights", "", ""});
+  if (!model.dropout) {
+    m.flags.push_back({"--hidden-dropout", "0.0", ""});
+    m.flags.push_back({"--attention-dropout", "0.0", ""});
+  }
+  m.flags.push_back({"--make-vocab-size-divisible-by", "128",
+                     "vocab " + num(model.vocab) + " padded to " +
+                         num(static_cast<long long>(padded_vocab(model, p.tp))) + " at TP " +
+                         num(p.tp)});
+  const std::string backend = !scenario.training.flash_attention ? "unfused"
+                              : f.architecture == "ampere"       ? "flash"
+                                                                 : "fused";
+  m.flags.push_back({"--attention-backend", backend,
+                     backend == "fused" ? "cuDNN fused attention (TE)" : ""});
+  groups.push_back(m);
+
+  if (f.moe) {
+    const MoeSpec& moe = *model.moe;
+    FlagGroup e{"MOE_ARGS", {}};
+    e.flags.push_back({"--num-experts", num(moe.experts), ""});
+    e.flags.push_back({"--moe-router-topk", num(moe.top_k), ""});
+    e.flags.push_back({"--moe-ffn-hidden-size", num(moe.expert_ffn_hidden), ""});
+    if (moe.shared_experts > 0) {
+      e.flags.push_back({"--moe-shared-expert-intermediate-size",
+                         num(1LL * moe.shared_experts * moe.expert_ffn_hidden),
+                         num(moe.shared_experts) + " shared expert(s)"});
+    }
+    if (moe.dense_layers > 0) {
+      e.flags.push_back({"--moe-layer-freq", moe_layer_pattern(model),
+                         num(moe.dense_layers) + " dense layers first"});
+    }
+    e.flags.push_back({"--moe-grouped-gemm", "", ""});
+    e.flags.push_back({"--moe-token-dispatcher-type", "alltoall", ""});
+    e.flags.push_back({"--moe-router-load-balancing-type", "aux_loss", "hyperparameter"});
+    e.flags.push_back({"--moe-aux-loss-coeff", "1e-2", "hyperparameter"});
+    groups.push_back(e);
+  }
+
+  FlagGroup par{"PARALLEL_ARGS", {}};
+  par.flags.push_back({"--tensor-model-parallel-size", num(p.tp), ""});
+  par.flags.push_back({"--pipeline-model-parallel-size", num(p.pp), ""});
+  par.flags.push_back({"--context-parallel-size", num(p.cp), ""});
+  if (f.moe) {
+    par.flags.push_back({"--expert-model-parallel-size", num(p.ep), ""});
+    par.flags.push_back({"--expert-tensor-parallel-size", num(p.tp), "expert TP = TP (pplan's model)"});
+  }
+  if (p.sequence_parallel && p.tp > 1) par.flags.push_back({"--sequence-parallel", "", ""});
+  if (p.pp > 1) {
+    // Uneven split with explicit first/last counts (cannot combine with account-for, §1.2).
+    const bool explicit_split = split.uneven && !split.embedding_counted && !split.loss_counted;
+    if (explicit_split) {
+      par.flags.push_back({"--decoder-first-pipeline-num-layers", num(split.first_layers), ""});
+      par.flags.push_back({"--decoder-last-pipeline-num-layers", num(split.last_layers), ""});
+    }
+    if (split.embedding_counted) {
+      par.flags.push_back({"--account-for-embedding-in-pipeline-split", "",
+                           "embedding = one layer on the first stage"});
+    }
+    if (split.loss_counted) {
+      par.flags.push_back({"--account-for-loss-in-pipeline-split", "",
+                           "loss = one layer on the last stage"});
+    }
+    if (p.vpp > 1) {
+      if (explicit_split) {
+        // Uneven PP + VP must use the stages-per-rank form (validate_args, §1.3.6).
+        par.flags.push_back({"--num-virtual-stages-per-pipeline-rank", num(p.vpp), ""});
+      } else {
+        const int units = split.units_per_stage > 0 ? split.units_per_stage : split.first_layers;
+        par.flags.push_back({"--num-layers-per-virtual-pipeline-stage", num(units / p.vpp),
+                             "vpp = " + num(p.vpp)});
+      }
+    }
+  }
+  const bool data_parallel = 1LL * p.dp * p.cp > 1;
+  if (f.megatron_fsdp) {
+    // ZeRO-2/3 in Megatron terms: Megatron-FSDP (launch.md §1.2). v1 requires the
+    // distributed optimizer; needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS != 1.
+    par.flags.push_back({"--use-megatron-fsdp", "", "ZeRO-" + num(p.zero) + " = Megatron-FSDP"});
+    par.flags.push_back({"--data-parallel-sharding-strategy",
+                         p.zero == 2 ? "optim_grads" : "optim_grads_params",
+                         p.zero == 2 ? "shard optimizer + gradients" : "shard optimizer + gradients + weights"});
+    par.flags.push_back({"--use-distributed-optimizer", "", "Megatron-FSDP v1 runs on it"});
+  } else if (p.zero == 1) {
+    par.flags.push_back({"--use-distributed-optimizer", "", "ZeRO-1: optimizer state sharded over DP*CP"});
+  }
+  // Only when the scenario asks for it: the step-time model then counts the overlap
+  // (training.overlap_grad_reduce; Megatron's default is off).
+  if (data_parallel && scenario.training.overlap_grad_reduce) {
+    par.flags.push_back({"--overlap-grad-reduce", "", ""});
+    if (p.zero >= 1) par.flags.push_back({"--overlap-param-gather", "", ""});
+  }
+  groups.push_back(par);
+
+  FlagGroup t{"TRAINING_ARGS", {}};
+  t.flags.push_back({"--micro-batch-size", num(p.micro_batch), ""});
+  t.flags.push_back({"--global-batch-size", num(f.global_batch),
+                     num(f.microbatches) + " micro-batches per step"});
+  t.flags.push_back({"--train-iters", "\"$TRAIN_ITERS\"", ""});
+  if (p.recompute == Recompute::kSelective) {
+    t.flags.push_back({"--recompute-granularity", "selective", "attention core recomputed"});
+  } else if (p.recompute == Recompute::kFull) {
+    t.flags.push_back({"--recompute-granularity", "full", ""});
+    t.flags.push_back({"--recompute-method", "uniform", ""});
+    t.flags.push_back({"--recompute-num-layers", "1", "every layer keeps only its input"});
+  }
+  t.flags.push_back({"--bf16", "", ""});
+  if (f.fp8) {
+    t.flags.push_back({"--fp8-format", "hybrid", "e4m3 forward, e5m2 gradients"});
+    if (f.architecture == "blackwell") {
+      t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling"});
+    } else {
+      t.flags.push_back({"--fp8-recipe", "delayed", ""});
+      t.flags.push_back({"--fp8-amax-history-len", "1024", "as Megatron's Llama 3 FP8 example"});
+      t.flags.push_back({"--fp8-amax-compute-algo", "max", ""});
+      if (p.zero == 1) t.flags.push_back({"--fp8-param-gather", "", "all-gather weights in FP8"});
+    }
+  }
+  t.flags.push_back({"--lr", "1.5e-4", "hyperparameter: typical value, tune"});
+  t.flags.push_back({"--min-lr", "1.5e-5", "hyperparameter"});
+  t.flags.push_back({"--lr-decay-style", "cosine", "hyperparameter"});
+  t.flags.push_back({"--lr-warmup-fraction", "0.01", "hyperparameter"});
+  t.flags.push_back({"--weight-decay", "0.1", "hyperparameter"});
+  t.flags.push_back({"--clip-grad", "1.0", ""});
+  t.flags.push_back({"--adam-beta1", "0.9", ""});
+  t.flags.push_back({"--adam-beta2", "0.95", ""});
+  groups.push_back(t);
+
+  FlagGroup d{"DATA_ARGS", {}};
+  d.flags.push_back({"--data-path", "\"$DATA_PATH\"", "PLACEHOLDER (set above)"});
+  d.flags.push_back({"--split", "99,1,0", ""});
+  if (gpt2_tokenizer(model)) {
+    d.flags.push_back({"--tokenizer-type", "GPT2BPETokenizer", ""});
+    d.flags.push_back({"--vocab-file", "\"$VOCAB_FILE\"", "PLACEHOLDER"});
+    d.flags.push_back({"--merge-file", "\"$MERGE_FILE\"", "PLACEHOLDER"});
+  } else {
+    d.flags.push_back({"--tokenizer-type", "HuggingFaceTokenizer", ""});
+    d.flags.push_back({"--tokenizer-model", "\"$TOKENIZER_MODEL\"", "PLACEHOLDER"});
+  }
+  groups.push_back(d);
+
+  FlagGroup c{"CHECKPOINT_ARGS", {}};
+  c.flags.push_back({"--save", "\"$CHECKPOINT_DIR\"", "PLACEHOLDER"});
+  c.flags.push_back({"--load", "\"$CHECKPOINT_DIR\"", ""});
+  c.flags.push_back({"--save-interval", "1000", ""});
+  c.flags.push_back({"--ckpt-format", f.megatron_fsdp ? "fsdp_dtensor" : "torch_dist",
+                     f.megatron_fsdp ? "required by Megatron-FSDP" : ""});
+  c.flags.push_back({"--log-interval", "10", ""});
+  c.flags.push_back({"--log-throughput", "", ""});
+  c.flags.push_back({"--eval-interval", "1000", ""});
+  c.flags.push_back({"--eval-iters", "10", ""});
+  c.flags.push_back({"--tensorboard-dir", "\"$CHECKPOINT_DIR/tensorboard\"", ""});
+  groups.push_back(c);
+  return groups;
+}
+
+std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& f) {
+  std::ostringstream out;
+  out << "# ---- PLACEHOLDERS: site-specific values, edit before running ----\n";
+  out << "MEGATRON_DIR=${MEGATRON_DIR:-/path/to/Megatron-LM}             # PLACEHOLDER: Megatron-LM checkout\n";
+  out << "DATA_PATH=${DATA_PATH:-/path/to/corpus_text_document}          # PLACEHOLDER: .bin/.idx prefix from preprocess_data.py\n";
+  if (gpt2_tokenizer(scenario.model)) {
+    out << "VOCAB_FILE=${VOCAB_FILE:-/path/to/gpt2-vocab.json}              # PLACEHOLDER\n";
+    out << "MERGE_FILE=${MERGE_FILE:-/path/to/gpt2-merges.txt}              # PLACEHOLDER\n";
+  } else {
+    out << "TOKENIZER_MODEL=${TOKENIZER_MODEL:-/path/to/tokenizer}         # PLACEHOLDER: HF tokenizer id or path\n";
+  }
+  out << "CHECKPOINT_DIR=${CHECKPOINT_DIR:-/path/to/checkpoints}          # PLACEHOLDER\n";
+  if (f.train_iters > 0) {
+    out << "TRAIN_ITERS=" << f.train_iters << "  # token budget / " << f.tokens_per_step
+        << " tokens per step\n";
+  } else {
+    out << "TRAIN_ITERS=${TRAIN_ITERS:-1000}  # PLACEHOLDER: no token_budget in the scenario\n";
+  }
+  out << "# Smoke test without data: replace DATA_ARGS with (--mock-data --tokenizer-type NullTokenizer --vocab-size "
+      << scenario.model.vocab << ")\n";
+  return out.str();
+}
+
+/// Why ZeRO-2/3 become Megatron-FSDP, said once in every Megatron-based script.
+std::string zero_note(const LaunchFacts& f) {
+  if (!f.megatron_fsdp) return "";
+  const ParallelConfig& p = f.parallel;
+  std::string note =
+      "# ZeRO-" + num(p.zero) + ": Megatron-LM has no ZeRO-2/3 switch; the equivalent is Megatron-FSDP "
+      "(--use-megatron-fsdp, --data-parallel-sharding-strategy " +
+      std::string(p.zero == 2 ? "optim_grads" : "optim_grads_params") +
+      "), which needs --ckpt-format fsdp_dtensor\n"
+      "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; launch.md §1.2, §1.3.12).\n";
+  if ((p.tp > 1 || p.cp > 1) && f.architecture != "blackwell") {
+    note += "# With TP/CP before Blackwell Megatron only warns: TP overlap prefers 1, FSDP prefers more queues.\n";
+  }
+  return note;
+}
+
+std::string megatron_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+  const std::vector<FlagGroup> groups = megatron_flags(scenario, plan, f);
+  std::ostringstream out;
+  out << "#!/bin/bash\n";
+  out << plan_header(scenario, plan, f, "Megatron-LM pretrain_gpt.py launch");
+  if (f.nodes > 1) {
+    out << "# Run this script once on every node with NODE_RANK = 0.." << (f.nodes - 1)
+        << " (static rendezvous, as Megatron's examples do);\n";
+  } else {
+    out << "# One node: run this script once;\n";
+  }
+  out << "# --format slurm wraps the same arguments in an sbatch script.\n";
+  out << zero_note(f);
+  out << "set -euo pipefail\n\n";
+  out << megatron_placeholders(scenario, f);
+  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # node 0's address (PLACEHOLDER on multi-node runs)\n";
+  out << "MASTER_PORT=${MASTER_PORT:-29500}\n";
+  out << "NODE_RANK=${NODE_RANK:-0}\n\n";
+  out << "# ---- environment (--format env explains each line) ----\n";
+  out << environment_block(scenario, f) << "\n";
+  out << "DISTRIBUTED_ARGS=(\n";
+  out << "    --nproc_per_node " << f.nproc_per_node << "\n";
+  out << "    --nnodes " << f.nodes << "\n";
+  out << "    --node_rank \"$NODE_RANK\"\n";
+  out << "    --master_addr \"$MASTER_ADDR\"\n";
+  out << "    --master_port \"$MASTER_PORT\"\n";
+  out << ")\n";
+  out << render_flag_arrays(groups) << "\n";
+  out << "torchrun \"${DISTRIBUTED_ARGS[@]}\" \"$MEGATRON_DIR/pretrain_gpt.py\" \\\n";
+  out << array_references(groups, "    ");
+  return out.str();
+}
+
+std::string slurm_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+  const std::vector<FlagGroup> groups = megatron_flags(scenario, plan, f);
+  std::ostringstream out;
+  out << "#!/bin/bash\n";
+  out << "#SBATCH --job-name=pplan-" << scenario.model.id << "\n";
+  out << "#SBATCH --nodes=" << f.nodes << "\n";
+  out << "#SBATCH --ntasks-per-node=1\n";
+  out << "#SBATCH --gpus-per-node=" << f.nproc_per_node << "\n";
+  out << "#SBATCH --cpus-per-task=64\n";
+  out << "#SBATCH --exclusive\n";
+  out << "#SBATCH --mem=0\n";
+  out << "#SBATCH --time=04:00:00\n";
+  out << "#SBATCH --account=PLACEHOLDER_ACCOUNT\n";
+  out << "#SBATCH --partition=PLACEHOLDER_PARTITION\n";
+  out << plan_header(scenario, plan, f, "SLURM batch script for Megatron-LM");
+  out << "# Pattern A (default): one SLURM task per node, each running torchrun for its "
+      << f.nproc_per_node << " GPUs (c10d rendezvous).\n";
+  out << "# Pattern B (one task per GPU, no torchrun) is at the end of this file.\n";
+  out << "# PLACEHOLDERS in the header: --account, --partition, --time, --cpus-per-task (cores per node).\n";
+  out << zero_note(f);
+  out << "set -euo pipefail\n\n";
+  out << megatron_placeholders(scenario, f);
+  out << "# PLACEHOLDER (pyxis/enroot sites): container image and mounts for srun, or leave empty.\n";
+  out << "SRUN_CONTAINER_ARGS=()  # e.g. (--container-image=nvcr.io/nvidia/pytorch:YY.MM-py3 --container-mounts=/data:/data)\n\n";
+  out << "# Rendezvous on the first node of the allocation.\n";
+  out << "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
+  out << "export MASTER_ADDR=$(srun --nodes=1 --ntasks=1 -w \"$head_node\" hostname --ip-address | awk '{print $1}')\n";
+  out << "export MASTER_PORT=29500\n\n";
+  out << "# ---- environment (--format env explains each line) ----\n";
+  out << environment_block(scenario, f) << "\n";
+  out << render_flag_arrays(groups) << "\n";
+  out << "srun --kill-on-bad-exit=1 \"${SRUN_CONTAINER_ARGS[@]}\" \\\n";
+  out << "    torchrun --nnodes " << f.nodes << " --nproc_per_node " << f.nproc_per_node
+      << " --rdzv_id \"$SLURM_JOB_ID\" --rdzv_backend c10d --rdzv_endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n";
+  out << "    \"$MEGATRON_DIR/pretrain_gpt.py\" \\\n";
+  out << array_references(groups, "    ");
+  out << "\n# ---- Pattern B (alternative): one SLURM task per GPU, no torchrun ----\n";
+  out << "# In the header use --ntasks-per-node=" << f.nproc_per_node
+      << " and drop --cpus-per-task, then replace the srun above with:\n";
+  out << "# srun --mpi=pmix --kill-on-bad-exit=1 \"${SRUN_CONTAINER_ARGS[@]}\" bash -c \\\n";
+  out << "#     'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec python \"$0\" \"$@\"' \\\n";
+  out << "#     \"$MEGATRON_DIR/pretrain_gpt.py\" \\\n";
+  std::string refs = array_references(groups, "#     ");
+  out << refs;
+  out << "# (pyxis with a PyTorch image exports RANK/WORLD_SIZE/LOCAL_RANK itself: enroot hook 50-slurm-pytorch.sh.)\n";
+  return out.str();
+}
+
+}  // namespace pplan::detail

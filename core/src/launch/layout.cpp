@@ -1,0 +1,330 @@
+#include "pplan/launch/layout.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <string>
+
+#include "pplan/model/placement.h"
+
+namespace pplan {
+
+using nlohmann::ordered_json;
+
+namespace {
+
+/// Any positive count: strides do not depend on it (placement.h clamps to 1).
+constexpr int kAnyGpusPerNode = 1;
+
+GroupPlacement dim(const ParallelConfig& p, Axis axis) {
+  return place_group(p, kAnyGpusPerNode, axis);
+}
+
+/// Expert data parallel: after expert-TP (= tp) and EP on the expert grid.
+GroupPlacement expert_dp_dim(const ParallelConfig& p) {
+  return place_ranks(p.tp * p.ep, expert_dp_size(p), kAnyGpusPerNode);
+}
+
+/// The axes a group kind spans, fastest first (Megatron enumerates members in that order).
+std::vector<GroupPlacement> dims_of(const ParallelConfig& p, GroupKind kind) {
+  switch (kind) {
+    case GroupKind::kTp: return {dim(p, Axis::kTp)};
+    case GroupKind::kCp: return {dim(p, Axis::kCp)};
+    case GroupKind::kDp: return {dim(p, Axis::kDp)};
+    case GroupKind::kDpCp: return {dim(p, Axis::kCp), dim(p, Axis::kDp)};
+    case GroupKind::kPp:
+    case GroupKind::kEmbedding: return {dim(p, Axis::kPp)};
+    case GroupKind::kEp: return {dim(p, Axis::kEp)};
+    case GroupKind::kExpertDp: return {expert_dp_dim(p)};
+    case GroupKind::kModelParallel: return {dim(p, Axis::kTp), dim(p, Axis::kPp)};
+  }
+  return {};
+}
+
+int coordinate(int rank, const GroupPlacement& d) { return (rank / d.stride) % d.size; }
+
+}  // namespace
+
+long long world_size(const ParallelConfig& p) { return 1LL * p.tp * p.cp * p.dp * p.pp; }
+
+int expert_dp_size(const ParallelConfig& p) {
+  const long long dense_dp = 1LL * p.dp * p.cp;
+  return static_cast<int>(std::max<long long>(1, dense_dp / std::max(1, p.ep)));
+}
+
+RankCoordinates rank_coordinates(const ParallelConfig& p, int gpus_per_node, int rank) {
+  RankCoordinates c;
+  gpus_per_node = std::max(1, gpus_per_node);
+  c.rank = rank;
+  c.node = rank / gpus_per_node;
+  c.local_gpu = rank % gpus_per_node;
+  c.tp = coordinate(rank, dim(p, Axis::kTp));
+  c.cp = coordinate(rank, dim(p, Axis::kCp));
+  c.dp = coordinate(rank, dim(p, Axis::kDp));
+  c.pp = coordinate(rank, dim(p, Axis::kPp));
+  c.ep = coordinate(rank, dim(p, Axis::kEp));
+  c.expert_dp = coordinate(rank, expert_dp_dim(p));
+  return c;
+}
+
+long long rank_of(const ParallelConfig& p, const RankCoordinates& at) {
+  return 1LL * at.tp * dim(p, Axis::kTp).stride + 1LL * at.cp * dim(p, Axis::kCp).stride +
+         1LL * at.dp * dim(p, Axis::kDp).stride + 1LL * at.pp * dim(p, Axis::kPp).stride;
+}
+
+long long group_count(const ParallelConfig& p, GroupKind kind) {
+  long long members = 1;
+  for (const GroupPlacement& d : dims_of(p, kind)) members *= d.size;
+  return world_size(p) / std::max(1LL, members);
+}
+
+std::vector<std::vector<int>> rank_groups(const ParallelConfig& p, GroupKind kind,
+                                          int max_groups, int max_members) {
+  const std::vector<GroupPlacement> dims = dims_of(p, kind);
+  const long long world = world_size(p);
+  long long members = 1;
+  for (const GroupPlacement& d : dims) members *= d.size;
+  std::vector<std::vector<int>> groups;
+  // Bases are the ranks whose coordinates on the group's own axes are all 0; in increasing
+  // order they enumerate the other axes first-fastest, as Megatron's generator does.
+  for (long long base = 0; base < world; ++base) {
+    bool is_base = true;
+    for (const GroupPlacement& d : dims) is_base = is_base && coordinate(int(base), d) == 0;
+    if (!is_base) continue;
+    auto member = [&](long long i) {
+      long long rank = base;
+      long long rest = i;
+      for (const GroupPlacement& d : dims) {
+        rank += (rest % d.size) * d.stride;
+        rest /= d.size;
+      }
+      return static_cast<int>(rank);
+    };
+    std::vector<int> group;
+    if (kind == GroupKind::kEmbedding) {
+      group = members > 1 ? std::vector<int>{member(0), member(members - 1)} : std::vector<int>{member(0)};
+    } else {
+      const long long listed = max_members > 0 ? std::min<long long>(members, max_members) : members;
+      group.reserve(static_cast<std::size_t>(listed));
+      for (long long i = 0; i < listed; ++i) group.push_back(member(i));
+    }
+    groups.push_back(std::move(group));
+    if (max_groups > 0 && static_cast<int>(groups.size()) >= max_groups) break;
+  }
+  return groups;
+}
+
+const char* group_kind_name(GroupKind kind) {
+  switch (kind) {
+    case GroupKind::kTp: return "tp";
+    case GroupKind::kCp: return "cp";
+    case GroupKind::kDp: return "dp";
+    case GroupKind::kDpCp: return "dp_cp";
+    case GroupKind::kPp: return "pp";
+    case GroupKind::kEp: return "ep";
+    case GroupKind::kExpertDp: return "expert_dp";
+    case GroupKind::kModelParallel: return "model_parallel";
+    case GroupKind::kEmbedding: return "embedding";
+  }
+  return "";
+}
+
+ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
+  gpus_per_node = std::max(1, gpus_per_node);
+  const long long world = world_size(p);
+  const bool truncated = world > kMaxListedRanks;
+  // Huge worlds: the first 8 nodes' ranks and the first 16 groups of each kind.
+  const long long listed_ranks = truncated ? std::min<long long>(world, 8LL * gpus_per_node) : world;
+  const int max_groups = truncated ? 16 : 0;
+  const int max_members = truncated ? 64 : 0;
+
+  ordered_json j;
+  j["order"] = "tp-cp-ep-dp-pp";
+  j["world_size"] = world;
+  j["gpus_per_node"] = gpus_per_node;
+  j["nodes"] = (world + gpus_per_node - 1) / gpus_per_node;
+  j["sizes"] = {{"tp", p.tp},         {"cp", p.cp},
+                {"ep", p.ep},         {"dp", p.dp},
+                {"pp", p.pp},         {"expert_tp", p.tp},
+                {"expert_dp", expert_dp_size(p)}};
+  const std::string t = std::to_string(p.tp);
+  j["rank_formula"] = {
+      {"dense", "rank = tp + " + t + "*(cp + " + std::to_string(p.cp) + "*(dp + " +
+                    std::to_string(p.dp) + "*pp))"},
+      {"expert", "rank = expert_tp + " + t + "*(ep + " + std::to_string(p.ep) + "*(expert_dp + " +
+                     std::to_string(expert_dp_size(p)) + "*pp))"}};
+  ordered_json placement = ordered_json::object();
+  for (Axis axis : {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kDp, Axis::kPp}) {
+    static const char* const kNames[] = {"tp", "cp", "ep", "dp", "pp"};
+    const GroupPlacement g = place_group(p, gpus_per_node, axis);
+    placement[kNames[static_cast<int>(axis)]] = {{"size", g.size},
+                                                 {"stride", g.stride},
+                                                 {"ranks_per_node", g.ranks_per_node},
+                                                 {"nodes", g.nodes}};
+  }
+  j["placement"] = placement;
+  j["truncated"] = truncated;
+  if (truncated) {
+    j["note"] = "world of " + std::to_string(world) + " ranks exceeds " +
+                std::to_string(kMaxListedRanks) + ": \"ranks\" lists the first " +
+                std::to_string(listed_ranks) + " ranks and each group kind its first " +
+                std::to_string(max_groups) + " groups with their first " +
+                std::to_string(max_members) + " members; every other rank follows rank_formula";
+  }
+  ordered_json ranks = ordered_json::array();
+  for (long long r = 0; r < listed_ranks; ++r) {
+    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(r));
+    ranks.push_back({{"rank", c.rank},
+                     {"node", c.node},
+                     {"local_gpu", c.local_gpu},
+                     {"tp", c.tp},
+                     {"cp", c.cp},
+                     {"ep", c.ep},
+                     {"dp", c.dp},
+                     {"pp", c.pp},
+                     {"expert_dp", c.expert_dp}});
+  }
+  j["ranks"] = ranks;
+  ordered_json groups = ordered_json::object();
+  ordered_json counts = ordered_json::object();
+  for (GroupKind kind : {GroupKind::kTp, GroupKind::kCp, GroupKind::kDp, GroupKind::kDpCp,
+                         GroupKind::kPp, GroupKind::kEp, GroupKind::kExpertDp,
+                         GroupKind::kModelParallel, GroupKind::kEmbedding}) {
+    groups[group_kind_name(kind)] = rank_groups(p, kind, max_groups, max_members);
+    counts[group_kind_name(kind)] = group_count(p, kind);
+  }
+  j["group_counts"] = counts;
+  j["groups"] = groups;
+  return j;
+}
+
+const char* ViewLink::link() const {
+  if (placement.size <= 1) return "none";
+  return placement.crosses_nodes() ? "network" : "nvlink";
+}
+
+namespace {
+
+/// A node row of the view: its GPUs' coordinates and replica 0's stages and CP ranks on it.
+ReplicaViewRow view_row(const ParallelConfig& p, int gpus_per_node, long long world, long long node) {
+  ReplicaViewRow row;
+  row.node = node;
+  std::set<int> stages;
+  std::set<int> cp_ranks;
+  const int listed = std::min(gpus_per_node, kLayoutViewMaxGpusPerRow);
+  for (int i = 0; i < gpus_per_node; ++i) {
+    const long long rank = node * gpus_per_node + i;
+    if (rank >= world) {
+      if (i < listed) row.gpus.push_back(std::nullopt);
+      continue;
+    }
+    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(rank));
+    if (c.dp == 0) {
+      stages.insert(c.pp);
+      cp_ranks.insert(c.cp);
+    }
+    if (i < listed) row.gpus.push_back(c);
+  }
+  row.more_gpus = gpus_per_node - listed;
+  row.stages.assign(stages.begin(), stages.end());
+  row.cp_ranks.assign(cp_ranks.begin(), cp_ranks.end());
+  return row;
+}
+
+}  // namespace
+
+ReplicaView replica_view(const ParallelConfig& p, int gpus_per_node, int max_rows) {
+  ReplicaView v;
+  v.gpus_per_node = std::max(1, gpus_per_node);
+  const int gpn = v.gpus_per_node;
+  max_rows = std::max(3, max_rows);
+  v.world_size = world_size(p);
+  v.nodes = (v.world_size + gpn - 1) / gpn;
+  v.gpus_per_replica = 1LL * p.tp * p.cp * p.pp;
+  v.replicas = p.dp;
+  v.links = {{"tp", place_group(p, gpn, Axis::kTp)}, {"cp", place_group(p, gpn, Axis::kCp)},
+             {"ep", place_group(p, gpn, Axis::kEp)}, {"dp", place_group(p, gpn, Axis::kDp)},
+             {"dp_cp", place_dp_cp_group(p, gpn)},  {"pp", place_group(p, gpn, Axis::kPp)}};
+
+  // Replica 0's ranks come in TP blocks [rank_of(0, c, 0, s), + tp), ascending in (s, c), so
+  // its nodes arrive in ascending order: keep the first max_rows and the last `tail`.
+  const int head = max_rows / 2;  // ceil((max_rows - 1) / 2): the gap row takes one
+  const int tail = max_rows - 1 - head;
+  std::vector<long long> first;
+  std::deque<long long> last;
+  long long previous = -1;
+  for (int s = 0; s < p.pp; ++s) {
+    for (int c = 0; c < p.cp; ++c) {
+      RankCoordinates at;
+      at.cp = c;
+      at.pp = s;
+      const long long block = rank_of(p, at);
+      const long long end_node = (block + p.tp - 1) / gpn;
+      for (long long node = std::max(previous + 1, block / gpn); node <= end_node; ++node) {
+        ++v.replica_nodes;
+        if (static_cast<int>(first.size()) < max_rows) first.push_back(node);
+        last.push_back(node);
+        if (static_cast<int>(last.size()) > tail) last.pop_front();
+        previous = node;
+      }
+    }
+  }
+  v.shared_nodes = v.replica_nodes * gpn > v.gpus_per_replica;
+  if (v.replica_nodes <= max_rows) {
+    for (long long node : first) v.rows.push_back(view_row(p, gpn, v.world_size, node));
+  } else {
+    for (int i = 0; i < head; ++i) v.rows.push_back(view_row(p, gpn, v.world_size, first[i]));
+    ReplicaViewRow gap;
+    gap.collapsed_nodes = v.replica_nodes - head - tail;
+    v.rows.push_back(gap);
+    for (long long node : last) v.rows.push_back(view_row(p, gpn, v.world_size, node));
+  }
+  return v;
+}
+
+ordered_json replica_view_to_json(const ReplicaView& v, const ParallelConfig& p) {
+  ordered_json j;
+  j["order"] = "tp-cp-ep-dp-pp";
+  j["world_size"] = v.world_size;
+  j["gpus_per_node"] = v.gpus_per_node;
+  j["nodes"] = v.nodes;
+  j["sizes"] = {{"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp}};
+  j["gpus_per_replica"] = v.gpus_per_replica;
+  j["replicas"] = v.replicas;
+  j["replica_nodes"] = v.replica_nodes;
+  j["shared_nodes"] = v.shared_nodes;
+  ordered_json links = ordered_json::object();
+  for (const ViewLink& l : v.links) {
+    links[l.axis] = {{"size", l.placement.size},
+                     {"link", l.link()},
+                     {"nodes", l.placement.nodes},
+                     {"ranks_per_node", l.placement.ranks_per_node}};
+  }
+  j["links"] = links;
+  ordered_json rows = ordered_json::array();
+  for (const ReplicaViewRow& r : v.rows) {
+    if (r.collapsed_nodes > 0) {
+      rows.push_back({{"collapsed_nodes", r.collapsed_nodes}});
+      continue;
+    }
+    ordered_json gpus = ordered_json::array();
+    for (const std::optional<RankCoordinates>& c : r.gpus) {
+      if (!c) {
+        gpus.push_back(nullptr);
+        continue;
+      }
+      ordered_json g = {{"rank", c->rank}, {"tp", c->tp}, {"cp", c->cp}, {"dp", c->dp}, {"pp", c->pp}};
+      if (p.ep > 1) g["ep"] = c->ep;  // the expert grid's coordinate, only where experts exist
+      gpus.push_back(g);
+    }
+    rows.push_back({{"node", r.node},
+                    {"stages", r.stages},
+                    {"cp_ranks", r.cp_ranks},
+                    {"gpus", gpus},
+                    {"more_gpus", r.more_gpus}});
+  }
+  j["rows"] = rows;
+  return j;
+}
+
+}  // namespace pplan

@@ -1,0 +1,118 @@
+#include "pplan/model/architecture.h"
+
+#include <cmath>
+
+namespace pplan {
+
+double padded_vocab(const ModelSpec& model, int tp) {
+  const double multiple = 128.0 * tp;
+  return std::ceil(model.vocab / multiple) * multiple;
+}
+
+double head_dim(const ModelSpec& model) { return double(model.hidden) / model.heads; }
+
+double attention_params_per_layer(const ModelSpec& model) {
+  const double h = model.hidden;
+  const double kv_width = model.kv_heads * head_dim(model);
+  return h * (2.0 * h + 2.0 * kv_width);
+}
+
+double dense_mlp_params_per_layer(const ModelSpec& model) {
+  const double matrices = model.activation == Activation::kSwiglu ? 3.0 : 2.0;
+  return matrices * double(model.hidden) * model.ffn_hidden;
+}
+
+bool is_moe_layer(const ModelSpec& model, int layer_index) {
+  return model.moe.has_value() && model.moe->experts > 0 && layer_index >= model.moe->dense_layers;
+}
+
+static double expert_params(const ModelSpec& model) {
+  const double matrices = model.activation == Activation::kSwiglu ? 3.0 : 2.0;
+  return matrices * double(model.hidden) * model.moe->expert_ffn_hidden;
+}
+
+double mlp_params_of_layer(const ModelSpec& model, int layer_index) {
+  if (!is_moe_layer(model, layer_index)) return dense_mlp_params_per_layer(model);
+  const MoeSpec& moe = *model.moe;
+  const double router = double(model.hidden) * moe.experts;
+  return (moe.experts + moe.shared_experts) * expert_params(model) + router;
+}
+
+double active_mlp_params_of_layer(const ModelSpec& model, int layer_index) {
+  if (!is_moe_layer(model, layer_index)) return dense_mlp_params_per_layer(model);
+  const MoeSpec& moe = *model.moe;
+  const double router = double(model.hidden) * moe.experts;
+  return (moe.top_k + moe.shared_experts) * expert_params(model) + router;
+}
+
+double norm_params_per_layer(const ModelSpec& model) { return 2.0 * model.hidden; }
+
+double input_embedding_params(const ModelSpec& model, int seq_len, int tp) {
+  const double positions = model.learned_positions ? double(seq_len) : 0.0;
+  return (padded_vocab(model, tp) + positions) * model.hidden;
+}
+
+double lm_head_params(const ModelSpec& model, int tp) {
+  return model.tied_embeddings ? 0.0 : padded_vocab(model, tp) * model.hidden;
+}
+
+int moe_layer_count(const ModelSpec& model) {
+  if (!model.moe.has_value() || model.moe->experts <= 0) return 0;
+  return model.layers > model.moe->dense_layers ? model.layers - model.moe->dense_layers : 0;
+}
+
+static double layer_stack_params(const ModelSpec& model, bool active_only) {
+  const int moe_layers = moe_layer_count(model);
+  const int dense_layers = model.layers - moe_layers;
+  const int first_moe = model.layers - moe_layers;
+  const double per_layer_common = attention_params_per_layer(model) + norm_params_per_layer(model);
+  double mlp = dense_layers * dense_mlp_params_per_layer(model);
+  if (moe_layers > 0) {
+    mlp += moe_layers * (active_only ? active_mlp_params_of_layer(model, first_moe)
+                                     : mlp_params_of_layer(model, first_moe));
+  }
+  return model.layers * per_layer_common + mlp;
+}
+
+double total_params(const ModelSpec& model, int seq_len, int tp) {
+  return layer_stack_params(model, false) + input_embedding_params(model, seq_len, tp) +
+         lm_head_params(model, tp) + model.hidden /* final norm */;
+}
+
+double active_params(const ModelSpec& model, int seq_len, int tp) {
+  return layer_stack_params(model, true) + input_embedding_params(model, seq_len, tp) +
+         lm_head_params(model, tp) + model.hidden;
+}
+
+LayerFlops layer_forward_flops(const ModelSpec& model, int layer_index, double tokens,
+                               double seq_len) {
+  LayerFlops f;
+  f.projections = 2.0 * tokens * attention_params_per_layer(model);
+  f.attention_core = 4.0 * tokens * seq_len * model.hidden;
+  if (is_moe_layer(model, layer_index)) {
+    const double router = double(model.hidden) * model.moe->experts;
+    f.router = 2.0 * tokens * router;
+    f.mlp = 2.0 * tokens * (active_mlp_params_of_layer(model, layer_index) - router);
+  } else {
+    f.mlp = 2.0 * tokens * dense_mlp_params_per_layer(model);
+  }
+  return f;
+}
+
+double lm_head_forward_flops(const ModelSpec& model, double tokens, int tp) {
+  return 2.0 * tokens * model.hidden * padded_vocab(model, tp);
+}
+
+double model_flops_per_step(const ModelSpec& model, int seq_len, int global_batch) {
+  const double tokens = double(seq_len) * global_batch;
+  const int moe_layers = moe_layer_count(model);
+  const int dense_layers = model.layers - moe_layers;
+  double forward = lm_head_forward_flops(model, tokens);
+  if (dense_layers > 0) forward += dense_layers * layer_forward_flops(model, 0, tokens, seq_len).total();
+  if (moe_layers > 0) {
+    forward += moe_layers * layer_forward_flops(model, dense_layers, tokens, seq_len).total();
+  }
+  return 3.0 * forward;
+}
+
+}  // namespace pplan

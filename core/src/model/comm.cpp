@@ -1,0 +1,93 @@
+#include "pplan/model/comm.h"
+
+#include <algorithm>
+
+#include "pplan/model/architecture.h"
+
+namespace pplan {
+
+MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel) {
+  const ModelSpec& model = scenario.model;
+  const double t = parallel.tp;
+  const double h = model.hidden;
+  const double kv_width = model.kv_heads * head_dim(model);
+  MessageSizes m;
+  m.tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+  m.tp_bytes = m.tokens * h * 2.0;
+  m.cp_kv_bytes = m.tokens * 2.0 * kv_width / t * 2.0;
+  const bool moe = model.moe.has_value() && model.moe->experts > 0;
+  m.ep_bytes = moe ? m.tokens * model.moe->top_k * h * 2.0 / t : 0.0;
+  m.pp_bytes = m.tokens * h * 2.0 / t;
+  return m;
+}
+
+double exposed_after_overlap_s(double comm_s, double window_s) {
+  const double hidden = std::min(comm_s, std::max(0.0, window_s));
+  return (comm_s - hidden) + kOverlapSlowdown * hidden;
+}
+
+Link nvlink(const GpuSpec& gpu) {
+  return {gpu.nvlink_bytes_per_s * kNvlinkEfficiency, kNvlinkLatencyS};
+}
+
+Link network(const GpuSpec& gpu) {
+  return {gpu.network_bytes_per_s * kNetworkEfficiency, kNetworkLatencyS};
+}
+
+/// ceil(log2(n)) without transcendental functions (bit-identical natively and in wasm).
+static int ceil_log2(int n) {
+  int steps = 0;
+  for (long long v = 1; v < n; v *= 2) ++steps;
+  return steps;
+}
+
+/// Time of a ring phase moving `fraction`·bytes per rank over `link`, with `steps` latencies.
+static double phase_s(double bytes, double fraction, const Link& link, int steps) {
+  // NCCL pipelines a message in chunks over its channels: small messages see a fraction
+  // bytes / (bytes + half) of the large-message bandwidth.
+  const double bandwidth = link.bytes_per_s * bytes / (bytes + kHalfBandwidthBytes);
+  return fraction * bytes / bandwidth + steps * link.latency_s;
+}
+
+/// Reduce-scatter-shaped traffic ((n−1)/n of the data), hierarchical across nodes.
+static double scatter_phase_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu) {
+  const int n = group.size;
+  if (n <= 1 || bytes <= 0) return 0.0;
+  const int k = std::min(group.ranks_per_node, n);  // members per node
+  const int nodes = std::max(1, (n + k - 1) / k);
+  double t = 0;
+  if (k > 1) t += phase_s(bytes, double(k - 1) / k, nvlink(gpu), ceil_log2(k));
+  if (nodes > 1) {
+    // Each of the k members carries 1/k of the data over its own NIC.
+    t += phase_s(bytes / k, double(nodes - 1) / nodes, network(gpu), ceil_log2(nodes));
+  }
+  return t;
+}
+
+double all_reduce_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu) {
+  return 2.0 * scatter_phase_s(bytes, group, gpu);
+}
+
+double reduce_scatter_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu) {
+  return scatter_phase_s(bytes, group, gpu);
+}
+
+double all_to_all_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu) {
+  const int n = group.size;
+  if (n <= 1 || bytes <= 0) return 0.0;
+  const int k = std::min(group.ranks_per_node, n);
+  const double on_node = double(k - 1) / n * bytes;
+  const double off_node = double(n - k) / n * bytes;
+  const double t_nvlink = on_node > 0 ? on_node / nvlink(gpu).bytes_per_s + kNvlinkLatencyS : 0.0;
+  const double t_network =
+      off_node > 0 ? off_node / network(gpu).bytes_per_s + kNetworkLatencyS : 0.0;
+  return std::max(t_nvlink, t_network);
+}
+
+double send_recv_s(double bytes, bool cross_node, const GpuSpec& gpu) {
+  if (bytes <= 0) return 0.0;
+  const Link link = cross_node ? network(gpu) : nvlink(gpu);
+  return bytes / link.bytes_per_s + link.latency_s;
+}
+
+}  // namespace pplan

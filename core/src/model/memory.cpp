@@ -1,0 +1,154 @@
+#include "pplan/model/memory.h"
+
+#include <algorithm>
+
+#include "pplan/model/architecture.h"
+#include "pplan/model/comm.h"
+
+namespace pplan {
+
+double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                              int layer_index) {
+  const ModelSpec& m = scenario.model;
+  const double t = parallel.tp;
+  const double s_local = double(scenario.training.seq_len) / parallel.cp;
+  const double sbh = s_local * parallel.micro_batch * m.hidden;
+  const bool sp = parallel.sequence_parallel && parallel.tp > 1;
+  if (parallel.recompute == Recompute::kFull) {
+    return 2.0 * sbh / (sp ? t : 1.0);
+  }
+  const double dropout = m.dropout ? 1.0 : 0.0;
+  const double replicated = 4.0 + 2.0 + 2.0 + 2.0 * dropout;
+  const double kv_ratio = double(m.kv_heads) / m.heads;
+  const bool moe = is_moe_layer(m, layer_index);
+  // An MoE layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
+  const double mlp_ratio = double(moe ? double(m.moe->expert_ffn_hidden) *
+                                            (m.moe->top_k + m.moe->shared_experts)
+                                      : double(m.ffn_hidden)) /
+                           m.hidden;
+  const double mlp_inner = (m.activation == Activation::kSwiglu ? 6.0 : 4.0) * mlp_ratio;
+  double split = 2.0 + 4.0 * kv_ratio + 2.0 + mlp_inner;
+  // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
+  // gradient) and the k expert outputs before the probability-weighted combine (kept for the
+  // router's gradient), 2 bytes each: 4·k·h per token. Expert-TP all-gathers the tokens of
+  // its group before the expert GEMMs, so this part is not divided by t.
+  const double dispatch = moe ? 4.0 * m.moe->top_k : 0.0;
+  const bool scores_kept = !scenario.training.flash_attention &&
+                           parallel.recompute == Recompute::kNone;
+  if (scores_kept) {
+    split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / m.hidden;
+  }
+  return sbh * ((sp ? (replicated + split) / t : replicated + split / t) + dispatch);
+}
+
+int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp) {
+  const int layers = split.layers_on_stage(stage, pp);
+  const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
+  const int moe_from = model.moe && model.moe->experts > 0 ? model.moe->dense_layers : model.layers;
+  return std::max(0, first_index + layers - std::max(first_index, moe_from));
+}
+
+StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
+                                 const StageSplit& split, int stage) {
+  const ModelSpec& m = scenario.model;
+  const int pp = parallel.pp;
+  const double t = parallel.tp;
+  const int layers = split.layers_on_stage(stage, pp);
+  const int moe_layers = moe_layers_on_stage(m, split, stage, pp);
+  const int dense_layers = layers - moe_layers;
+
+  StageParams out;
+  double& params = out.dense;
+  params = layers * (attention_params_per_layer(m) / t + norm_params_per_layer(m));
+  params += dense_layers * dense_mlp_params_per_layer(m) / t;
+  if (moe_layers > 0) {
+    const MoeSpec& moe = *m.moe;
+    const double matrices = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
+    const double expert = matrices * double(m.hidden) * moe.expert_ffn_hidden;
+    // Routed experts split over EP, each expert's matrices over expert-TP (= tp here).
+    out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
+    params += moe_layers * (moe.shared_experts * expert / t + double(m.hidden) * moe.experts);
+  }
+  const double layer_params = params;
+  if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
+  // The last stage holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
+  if (stage == pp - 1) {
+    if (!m.tied_embeddings || pp > 1) params += padded_vocab(m, parallel.tp) * m.hidden / t;
+    params += m.hidden;  // final norm
+  }
+  out.embedding_and_head = params - layer_params;
+  return out;
+}
+
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                         const StageSplit& split, int stage) {
+  StageMemory mem;
+  mem.stage = stage;
+  const StageParams params = stage_params_per_gpu(scenario, parallel, split, stage);
+  // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
+  const double dense_shards = double(parallel.dp) * parallel.cp;
+  const double expert_shards = std::max(1.0, dense_shards / parallel.ep);
+  auto sharded = [&](double bytes_per_param, int from_stage) {
+    const bool shard = parallel.zero >= from_stage;
+    return bytes_per_param * (params.dense / (shard ? dense_shards : 1.0) +
+                              params.expert / (shard ? expert_shards : 1.0));
+  };
+  mem.weights_bytes = sharded(kWeightBytesPerParam, 3);
+  mem.gradients_bytes = sharded(kGradientBytesPerParam, 2);
+  mem.optimizer_bytes = sharded(kOptimizerBytesPerParam, 1);
+  if (parallel.zero >= 3) {
+    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights. A layer
+    // is a transformer layer: the embedding and LM head are not spread over the stage's
+    // layers (that made the buffer, and memory, grow with pp under ZeRO-3).
+    const double layer = (params.total() - params.embedding_and_head) /
+                         std::max(1, split.layers_on_stage(stage, parallel.pp));
+    mem.weights_bytes += 2.0 * kWeightBytesPerParam * layer;
+  }
+
+  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  const int layers = split.layers_on_stage(stage, parallel.pp);
+  // Dense and MoE layers keep different activations; weight them by their share of the stage.
+  const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
+  double per_layer = layer_activation_bytes(scenario, parallel, 0);
+  if (moe_layers > 0) {
+    const double moe_bytes = layer_activation_bytes(scenario, parallel, scenario.model.layers - 1);
+    per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
+  }
+  mem.activations_bytes =
+      per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
+  if (stage == parallel.pp - 1) {
+    // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
+    const double tokens = message_sizes(scenario, parallel).tokens;
+    mem.activations_bytes += 6.0 * tokens * padded_vocab(scenario.model, parallel.tp) / parallel.tp;
+  }
+  return mem;
+}
+
+StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
+  StageList out;
+  out.push(0);
+  if (pp > 1) out.push(1);
+  if (model.moe && model.moe->experts > 0) {
+    for (int stage = 2; stage < pp - 1; ++stage) {
+      if (moe_layers_on_stage(model, split, stage, pp) == split.layers_on_stage(stage, pp)) {
+        out.push(stage);
+        break;
+      }
+    }
+  }
+  if (pp > 2) out.push(pp - 1);
+  return out;
+}
+
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                              const StageSplit& split) {
+  StageMemory best = stage_memory(scenario, parallel, split, 0);
+  for (int stage : candidate_stages(scenario.model, split, parallel.pp)) {
+    if (stage <= 0 || stage >= parallel.pp) continue;
+    StageMemory mem = stage_memory(scenario, parallel, split, stage);
+    if (mem.total_bytes() > best.total_bytes()) best = mem;
+  }
+  return best;
+}
+
+}  // namespace pplan
