@@ -1,6 +1,6 @@
 # nlohmann/json: the native build uses Debian's package config; the wasm build must not,
 # because its imported target adds -isystem /usr/include and glibc then shadows
-# Emscripten's libc (see shared/reference/conventions.md, toolchain facts §1).
+# Emscripten's libc (Emscripten 3.1.6: a bare find_package adds -isystem /usr/include).
 if(EMSCRIPTEN)
   set(_pplan_deps_include "${CMAKE_BINARY_DIR}/deps/include")
   if(NOT EXISTS "/usr/include/nlohmann/json.hpp")

@@ -1,6 +1,6 @@
 // Hand-written types for the generated module (build/wasm/wasm/pplan.mjs, copied to
 // web/src/engine/generated/pplan.mjs by `npm run build:wasm`). The API is JSON text in and
-// JSON text out; the JSON itself is described in shared/spec/contract.md and core/include/pplan/api.h.
+// JSON text out; the JSON itself is described in core/include/pplan/io/api.h and the README.
 
 /** One engine instance. Create it once and reuse it: each factory call makes a new instance. */
 export interface PplanModule {

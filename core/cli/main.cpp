@@ -1,4 +1,4 @@
-// pplan: the command-line face of the engine (shared/spec/contract.md "CLI").
+// pplan: the command-line face of the engine (README "The CLI").
 //   pplan evaluate FILE|-            one estimate for a complete `parallel`
 //   pplan plan FILE|- [--top N]      search; pinned fields stay fixed
 //   pplan explain FILE|-             the search's winner, explained (text)

@@ -1,9 +1,9 @@
 // Launch configurations. The oracle is independent of the generator:
 // - every Megatron command is parsed back from the generated bash and checked against the
-//   flag table dumped from Megatron-LM's own parser (shared/data/megatron-flags.tsv): every
+//   flag table dumped from Megatron-LM's own parser (tests/data/megatron-flags.tsv, dumped from Megatron-LM d98e8a64): every
 //   flag exists, takes a value iff it should, every choice is valid, no flag twice;
 // - the parsed arguments are re-validated with the constraints Megatron's validate_args and
-//   TransformerConfig enforce (shared/reference/launch.md §1.3), written out here again;
+//   TransformerConfig enforce (Megatron-LM d98e8a64 megatron/training/arguments.py validate_args), written out here again;
 // - world size, node count and batch arithmetic are read back from every format and must agree;
 // - golden files for the examples (UPDATE_GOLDEN=1 regenerates them; review the diff).
 #include <gtest/gtest.h>
@@ -84,7 +84,7 @@ std::vector<std::string> parse_choices(const std::string& text) {
 const std::map<std::string, FlagInfo>& flag_table() {
   static const std::map<std::string, FlagInfo> table = [] {
     std::map<std::string, FlagInfo> t;
-    std::istringstream in(read_file(std::string(PPLAN_SHARED_DIR) + "/data/megatron-flags.tsv"));
+    std::istringstream in(read_file(std::string(PPLAN_DATA_DIR) + "/megatron-flags.tsv"));
     std::string line;
     std::getline(in, line);  // header: group flags dest action default choices
     while (std::getline(in, line)) {
@@ -264,7 +264,7 @@ std::string architecture_of(const std::string& gpu_id) {
   return "hopper";  // h100-sxm, h200 and custom GPUs (json_io's default)
 }
 
-/// Megatron's validate_args / TransformerConfig rules (launch.md §1.3), applied to the parsed
+/// Megatron's validate_args / TransformerConfig rules (Megatron-LM d98e8a64 validate_args), applied to the parsed
 /// command and the torchrun world. Written independently of core/src/launch/*.cpp.
 void expect_megatron_accepts(const ArgMap& a, const ArgMap& torchrun, const std::string& script,
                              const Expected& x, const std::string& context) {
@@ -500,7 +500,7 @@ TEST(MegatronLaunch, MethodExampleCommandParsesAndHasThePlansFlags) {
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   const std::string text = r["text"];
   const ArgMap a = parse_against_table(megatron_arguments(text), "gpt3");
-  // method.md worked example: t = 8, p = 8, N = 16, b = 1, B = 1536, SP + selective.
+  // the method's worked example (README "The method"): t = 8, p = 8, N = 16, b = 1, B = 1536, SP + selective.
   EXPECT_EQ(a.at("--tensor-model-parallel-size"), std::vector<std::string>{"8"});
   EXPECT_EQ(a.at("--pipeline-model-parallel-size"), std::vector<std::string>{"8"});
   EXPECT_EQ(a.at("--global-batch-size"), std::vector<std::string>{"1536"});
@@ -658,7 +658,7 @@ TEST(MegatronLaunch, OpenScenarioLaunchesTheSearchsBestPlan) {
 
 TEST(DeepSpeedLaunch, UsesOnlyMegatronDeepSpeedFlags) {
   // Flags of deepspeedai/Megatron-DeepSpeed 4efb479d megatron/arguments.py (checked one by one),
-  // plus --deepspeed / --deepspeed_config from deepspeed.add_config_arguments (launch.md §4.2-4.3).
+  // plus --deepspeed / --deepspeed_config from deepspeed.add_config_arguments (DeepSpeed edaa7221 deepspeed/launcher/runner.py; Megatron-DeepSpeed 4efb479d megatron/arguments.py).
   const std::set<std::string> known = {
       "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--sequence-parallel",
       "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads",

@@ -1,5 +1,5 @@
 // Rank layout: Megatron's tp-cp-ep-dp-pp order. The worked examples are the ones
-// shared/reference/launch.md §1.5 lists, computed there by running Megatron-LM's own
+// Megatron-LM d98e8a64 megatron/core/parallel_state.py, RankGenerator lists, computed there by running Megatron-LM's own
 // generate_masked_orthogonal_rank_groups / RankGenerator; they must come out exactly.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The replica view behind the layout picture (layout.h replica_view, api "layout_view").
 // Expectations are derived by hand from Megatron's rank formula
-// rank = tp + t·(cp + c·(dp + d·pp)) (shared/reference/launch.md §1.5), not printed by the code.
+// rank = tp + t·(cp + c·(dp + d·pp)) (Megatron-LM d98e8a64 megatron/core/parallel_state.py, RankGenerator), not printed by the code.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -81,7 +81,7 @@ TEST(ReplicaView, Gpt3Tp8Pp8Dp16OneStagePerNode) {
 }
 
 TEST(ReplicaView, LaunchMdWorld16Tp2Pp4Dp2) {
-  // launch.md §1.5: rank = t + 2·(d + 2·s). Replica 0 (d = 0) = {0,1,4,5,8,9,12,13}: stages
+  // Megatron-LM d98e8a64 parallel_state.py RankGenerator: rank = t + 2·(d + 2·s). Replica 0 (d = 0) = {0,1,4,5,8,9,12,13}: stages
   // 0-1 on node 0, 2-3 on node 1; the other replica's ranks share both nodes.
   const pplan::ReplicaView v = pplan::replica_view(grid(2, 1, 1, 2, 4), 8);
   EXPECT_EQ(row_nodes(v), (std::vector<long long>{0, 1}));

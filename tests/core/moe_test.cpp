@@ -289,7 +289,7 @@ TEST(LongContext, CpRingBytesAreKvChunksRoundTheRing) {
 
 TEST(LongContext, Llama3At128kFitsAndItsMfuIsWithin15PercentOf38) {
   // Llama Team 2024 Table 4: 405B, seq 131072, TP 8, CP 16, PP 16, DP 8 on 16,384 H100s,
-  // MFU 38% (BF16 model FLOPs). As shared/tools/public-accuracy does: the planner chooses
+  // MFU 38% (BF16 model FLOPs). As tests/validation/accuracy does: the planner chooses
   // the unpublished fields (vpp, micro-batch, recompute) and its best plan is compared.
   const Scenario s = load_scenario("examples/llama3-405b-128k-16384-h100.json");
   SearchOptions options;

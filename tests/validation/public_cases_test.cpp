@@ -1,4 +1,4 @@
-// Validation against published runs (shared/validation/public-cases.json): for each case,
+// Validation against published runs (tests/data/public-cases.json): for each case,
 // `plan` with the publication's fixed fields must predict its published MFU or HFU.
 // Bar (issue #3): median relative error <= 5%, no case off by more than 12%, Spearman rank
 // correlation >= 0.7, every published layout judged to fit, and the published trends.
@@ -60,7 +60,7 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
 class PublicCases : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string path = std::string(PPLAN_SHARED_DIR) + "/validation/public-cases.json";
+    const std::string path = std::string(PPLAN_DATA_DIR) + "/public-cases.json";
     const nlohmann::json doc = nlohmann::json::parse(testing::read_text(path));
     const PresetCatalog presets = load_presets();
     results_ = new std::map<std::string, CaseResult>();
@@ -149,7 +149,7 @@ TEST_F(PublicCases, Llama3LosesMfuFrom8kTo16kGpusAndAgainAt128kContext) {
   EXPECT_GT(at("llama3_405b_16384gpu_seq8192").predicted, at("llama3_405b_16384gpu_seq131072").predicted);
 }
 
-// The method's follow-ups (method.md "Follow-ups the planner must answer with numbers").
+// The method's follow-ups (Narayanan et al. 2021 §3.3-3.4, Rajbhandari et al. 2020).
 TEST(MethodFollowUps, DistributedOptimizerLetsGpt3UseFewerThanEightStages) {
   const Scenario s = testing::scenario_from(R"({"model":"gpt3-175b",
       "cluster":{"gpu":"a100-80gb","gpus":1024,"gpus_per_node":8},

@@ -10,7 +10,7 @@ const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const root = resolve(web, '..');
 const built = resolve(root, 'build/wasm/wasm/pplan.mjs');
 const target = resolve(web, 'src/engine/generated/pplan.mjs');
-// emcc's optimiser needs Debian's acorn (conventions.md, toolchain facts §1).
+// emcc's optimiser needs Debian's acorn (Debian ships acorn in /usr/share/nodejs; nodesource Node does not search it).
 const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
 const ifNeeded = process.argv.includes('--if-needed');
 

@@ -43,7 +43,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const Estimate& plan);
 /// would run different process counts, or the expert grid does not tile the world.
 std::vector<LaunchProblem> grid_problems(const Scenario& scenario, const LaunchFacts& facts);
 
-/// Everything Megatron-LM validates (launch.md §1.3) and the FP8 hardware check
+/// Everything Megatron-LM validates (Megatron-LM d98e8a64 validate_args) and the FP8 hardware check
 /// Transformer Engine makes; includes grid_problems.
 std::vector<LaunchProblem> megatron_problems(const Scenario& scenario, const Estimate& plan,
                                              const LaunchFacts& facts);
@@ -58,7 +58,7 @@ struct EnvVar {
 };
 
 /// The CUDA / NCCL / PyTorch environment a Megatron-Core run of this plan needs
-/// (launch.md §1.3.12, §2).
+/// (Megatron-LM d98e8a64 validate_args, §2).
 std::vector<EnvVar> environment(const Scenario& scenario, const LaunchFacts& facts);
 
 /// environment() as shell lines, each with its one-line reason.

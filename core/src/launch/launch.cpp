@@ -1,7 +1,7 @@
 // Launch configurations: the dispatcher, the facts and checks every format shares, the
 // environment block and the comment header. The formats themselves live in
 // launch_megatron.cpp (Megatron-LM, SLURM), launch_frameworks.cpp (torchtitan, DeepSpeed,
-// NeMo) and launch_nccl_tests.cpp. Facts: shared/reference/launch.md (section numbers cited).
+// NeMo) and launch_nccl_tests.cpp. Facts: the frameworks' own sources, cited where used.
 #include "pplan/launch/launch.h"
 
 #include <algorithm>
@@ -56,7 +56,7 @@ std::vector<LaunchProblem> grid_problems(const Scenario& scenario, const LaunchF
                        num(p.cp) + " = " + num(f.world_size) + " ranks, but the cluster has " +
                        num(scenario.cluster.gpus) +
                        " GPUs (Megatron: world_size % (TP*PP*CP) == 0 and DP = world/(TP*PP*CP), "
-                       "launch.md §1.3.1)"});
+                       "Megatron-LM d98e8a64 validate_args)"});
   }
   if (f.world_size > f.gpus_per_node && f.world_size % f.gpus_per_node != 0) {
     out.push_back({"launch.partial_node",
@@ -68,17 +68,17 @@ std::vector<LaunchProblem> grid_problems(const Scenario& scenario, const LaunchF
     if (!f.moe) {
       out.push_back({"launch.ep_without_moe",
                      "ep = " + num(p.ep) + " needs --num-experts: the model has no experts "
-                     "(launch.md §1.3.3)"});
+                     "(Megatron-LM d98e8a64 validate_args)"});
     } else if (scenario.model.moe->experts % p.ep != 0) {
       out.push_back({"launch.ep_not_divisible",
                      num(scenario.model.moe->experts) + " experts are not divisible by ep = " +
-                         num(p.ep) + " (launch.md §1.3.3)"});
+                         num(p.ep) + " (Megatron-LM d98e8a64 validate_args)"});
     }
     if ((1LL * p.dp * p.cp) % p.ep != 0) {
       out.push_back({"launch.expert_grid",
                      "the expert grid expert_tp*ep*pp = " + num(1LL * p.tp * p.ep * p.pp) +
                          " does not divide the world of " + num(f.world_size) +
-                         " (ep must divide dp*cp; launch.md §1.3.2)"});
+                         " (ep must divide dp*cp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)"});
     }
   }
   return out;
@@ -96,30 +96,30 @@ std::vector<LaunchProblem> megatron_problems(const Scenario& scenario, const Est
     out.push_back({"megatron.batch_not_divisible",
                    "--global-batch-size " + num(f.global_batch) +
                        " is not a multiple of --micro-batch-size * DP = " + num(p.micro_batch) +
-                       "*" + num(p.dp) + " (launch.md §1.3.4)"});
+                       "*" + num(p.dp) + " (Megatron-LM d98e8a64 num_microbatches_calculator.py)"});
   }
   // §1.3.8: heads and query groups vs TP.
   if (model.heads % p.tp != 0) {
     out.push_back({"megatron.heads_not_divisible",
                    "--num-attention-heads " + num(model.heads) + " is not divisible by TP = " +
-                       num(p.tp) + " (launch.md §1.3.8)"});
+                       num(p.tp) + " (Megatron-LM d98e8a64 transformer_config.py)"});
   }
   if (model.kv_heads % p.tp != 0 && p.tp % model.kv_heads != 0) {
     out.push_back({"megatron.query_groups",
                    "--num-query-groups " + num(model.kv_heads) + " and TP = " + num(p.tp) +
-                       " divide neither way (launch.md §1.3.8)"});
+                       " divide neither way (Megatron-LM d98e8a64 transformer_config.py)"});
   }
   // §1.3.5 / §1.3.6: layers vs pipeline stages and virtual stages.
   if (!split.valid) {
     out.push_back({"megatron.layers_not_divisible",
                    split.reason.empty() ? "the layers cannot be split over the pipeline stages"
-                                        : split.reason + " (launch.md §1.3.5)"});
+                                        : split.reason + " (Megatron-LM d98e8a64 transformer_config.py)"});
   }
   if (p.vpp > 1) {
     if (p.pp <= 1) {
       out.push_back({"megatron.vpp_needs_pp",
                      "virtual pipeline stages (vpp = " + num(p.vpp) +
-                         ") need PP > 1 (launch.md §1.3.7)"});
+                         ") need PP > 1 (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)"});
     } else if (split.valid) {
       const bool units_ok = split.units_per_stage > 0 && split.units_per_stage % p.vpp == 0;
       const bool stages_ok = split.units_per_stage == 0 && split.first_layers % p.vpp == 0 &&
@@ -129,7 +129,7 @@ std::vector<LaunchProblem> megatron_problems(const Scenario& scenario, const Est
         out.push_back({"megatron.vpp_not_divisible",
                        "layers per pipeline rank (" + num(split.first_layers) + "/" +
                            num(split.middle_layers) + "/" + num(split.last_layers) +
-                           ") are not divisible by vpp = " + num(p.vpp) + " (launch.md §1.3.5)"});
+                           ") are not divisible by vpp = " + num(p.vpp) + " (Megatron-LM d98e8a64 transformer_config.py)"});
       }
     }
     // §1.3.7: with the default group size PP, m >= PP and m % PP == 0.
@@ -137,14 +137,14 @@ std::vector<LaunchProblem> megatron_problems(const Scenario& scenario, const Est
       out.push_back({"megatron.vpp_microbatches",
                      "the interleaved schedule needs the " + num(f.microbatches) +
                          " micro-batches per step to be a multiple of PP = " + num(p.pp) +
-                         " (launch.md §1.3.7)"});
+                         " (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)"});
     }
   }
   // §1.3.9: CP needs seq % (2·CP) == 0.
   if (p.cp > 1 && f.seq_len % (2 * p.cp) != 0) {
     out.push_back({"megatron.cp_seq_not_divisible",
                    "--seq-length " + num(f.seq_len) + " is not divisible by 2*CP = " +
-                       num(2 * p.cp) + " (launch.md §1.3.9)"});
+                       num(2 * p.cp) + " (Megatron-LM d98e8a64 validate_args)"});
   }
   // FP8 needs Hopper or newer tensor cores (Transformer Engine refuses otherwise).
   if (f.fp8 && (scenario.cluster.gpu.fp8_flops_per_s <= 0 || f.architecture == "ampere")) {

@@ -1,6 +1,6 @@
 // Other frameworks: torchtitan (current Python config registry and the older TOML),
 // DeepSpeed JSON with Megatron-DeepSpeed flags, and NeMo 2.0 recipe overrides.
-// Facts: shared/reference/launch.md §3 (torchtitan), §4 (DeepSpeed), §5 (NeMo), §6 (launch).
+// Facts: torchtitan b5bcd76c (torchtitan/config/configs.py), DeepSpeed edaa7221 (deepspeed/runtime/zero/config.py), Megatron-DeepSpeed 4efb479d (megatron/arguments.py), NeMo 8cfedd72 (nemo/collections/llm/recipes), torchrun and SLURM documentation.
 #include <algorithm>
 #include <sstream>
 
@@ -61,7 +61,7 @@ TitanDp titan_dp(const ParallelConfig& p, bool toml_era) {
   return d;
 }
 
-/// Pipeline schedule settings in torchtitan's terms (launch.md §3.3).
+/// Pipeline schedule settings in torchtitan's terms (torchtitan b5bcd76c torchtitan/config/configs.py).
 struct TitanPipeline {
   std::string schedule;
   int layers_per_stage = 0;
@@ -477,7 +477,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "    },\n";
   out << ")\n";
   out << "run.run(recipe, executor=executor, name=\"pplan\")\n\n";
-  // The same overrides on NeMo's CLI (nemo llm pretrain --factory, launch.md §5).
+  // The same overrides on NeMo's CLI (nemo llm pretrain --factory, NeMo 8cfedd72 nemo/collections/llm/api.py).
   out << "# CLI alternative (parallelism and batch only; the rest as above):\n";
   out << "# nemo llm pretrain --factory \"" << recipe << "(num_nodes=" << f.nodes
       << ", num_gpus_per_node=" << f.nproc_per_node << ")\" \\\n";

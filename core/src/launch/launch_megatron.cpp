@@ -1,6 +1,6 @@
 // Megatron-LM pretrain_gpt.py arguments, the per-node torchrun script and the SLURM batch
-// script. Flag spellings and choices: shared/data/megatron-flags.tsv (Megatron-LM d98e8a64);
-// constraints: shared/reference/launch.md §1.3; launch idioms: §1.6, §6.
+// script. Flag spellings and choices: Megatron-LM's own parser at d98e8a64 (tests/data/megatron-flags.tsv);
+// constraints: Megatron-LM d98e8a64 megatron/training/arguments.py validate_args; launch idioms: §1.6, §6.
 #include <algorithm>
 #include <sstream>
 
@@ -132,7 +132,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   }
   const bool data_parallel = 1LL * p.dp * p.cp > 1;
   if (f.megatron_fsdp) {
-    // ZeRO-2/3 in Megatron terms: Megatron-FSDP (launch.md §1.2). v1 requires the
+    // ZeRO-2/3 in Megatron terms: Megatron-FSDP (Megatron-LM d98e8a64 arguments.py). v1 requires the
     // distributed optimizer; needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS != 1.
     par.flags.push_back({"--use-megatron-fsdp", "", "ZeRO-" + num(p.zero) + " = Megatron-FSDP"});
     par.flags.push_back({"--data-parallel-sharding-strategy",
@@ -244,7 +244,7 @@ std::string zero_note(const LaunchFacts& f) {
       "(--use-megatron-fsdp, --data-parallel-sharding-strategy " +
       std::string(p.zero == 2 ? "optim_grads" : "optim_grads_params") +
       "), which needs --ckpt-format fsdp_dtensor\n"
-      "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; launch.md §1.2, §1.3.12).\n";
+      "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; Megatron-LM d98e8a64 arguments.py, §1.3.12).\n";
   if ((p.tp > 1 || p.cp > 1) && f.architecture != "blackwell") {
     note += "# With TP/CP before Blackwell Megatron only warns: TP overlap prefers 1, FSDP prefers more queues.\n";
   }

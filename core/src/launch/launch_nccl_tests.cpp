@@ -1,6 +1,6 @@
 // nccl-tests command lines for the collectives a plan relies on, at the plan's message sizes,
 // each with the bus bandwidth pplan's communication model (comm.h) implies at that size.
-// nccl-tests facts (flags, busbw factors, NCCL_TESTS_SPLIT): shared/reference/launch.md §7.
+// nccl-tests facts (flags, busbw factors, NCCL_TESTS_SPLIT): nccl-tests doc/PERFORMANCE.md.
 #include <algorithm>
 #include <sstream>
 
@@ -29,7 +29,7 @@ const char* binary(Collective c) {
   return "";
 }
 
-/// nccl-tests busbw = algbw x factor (doc/PERFORMANCE.md; launch.md §7).
+/// nccl-tests busbw = algbw x factor (doc/PERFORMANCE.md; nccl-tests doc/PERFORMANCE.md).
 double busbw_factor(Collective c, int n) {
   if (n <= 1) return 1.0;
   switch (c) {
@@ -104,7 +104,7 @@ Benchmark over(const GroupPlacement& placement, long long span, const LaunchFact
 }
 
 /// nccl-tests allocates the whole buffer (twice for all-reduce): sizes above this are measured
-/// at this size; busbw is flat well below it (launch.md §7: >= 1-8 GB for peak numbers).
+/// at this size; busbw is flat well below it (nccl-tests doc/PERFORMANCE.md: >= 1-8 GB for peak numbers).
 constexpr double kMaxBenchmarkBytes = 8e9;
 
 /// Caps `b.bytes` and says so in the derivation.

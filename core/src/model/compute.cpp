@@ -114,7 +114,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   lt.launch_forward_s = kKernelsPerLayerForward * kKernelOverheadS;
 
   // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter with SP, the same
-  // traffic) of tokens·h·2 bytes per pass (method.md; Korthikanti et al. 2022 §4.2.2).
+  // traffic) of tokens·h·2 bytes per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022 §4.2.2).
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kTp);
     const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, gpu);

@@ -210,7 +210,7 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
   return st;
 }
 
-/// Method hand calculation for this configuration (method.md "Memory budget").
+/// Method hand calculation for this configuration (Narayanan et al. 2021 §3; Rajbhandari et al. 2020 §3.1).
 static MethodFigures method_figures(const Scenario& scenario, const ParallelConfig& p) {
   MethodFigures f;
   const ModelSpec& model = scenario.model;

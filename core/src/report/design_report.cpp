@@ -250,10 +250,10 @@ std::vector<ReportFormula> formulas() {
       {7, "DP bytes per GPU per step",
        "(n−1)/n · (4 + 2)·Ψ_g with ZeRO 1–2 (fp32 reduce-scatter + bf16 all-gather), 8·Ψ_g "
        "without ZeRO, m·(2·2 + 4)·Ψ_g with ZeRO-3; across nodes each GPU's NIC carries 1/k_node",
-       "Rajbhandari et al. 2020 §7; nccl-tests busbw factors (launch.md §7)"},
+       "Rajbhandari et al. 2020 §7; nccl-tests busbw factors (nccl-tests doc/PERFORMANCE.md)"},
       {8, "Transfer time at link rate",
        "bytes / (line rate × NCCL efficiency): NVLink × 0.8, network × 0.92",
-       "NVIDIA/nccl-tests#212, #290 (launch.md §8)"},
+       "NVIDIA/nccl-tests#212, #290"},
       {9, "Step time",
        "m·(t_f + t_b) + recompute + exposed TP/CP/EP/PP/DP communication + bubble (p−1)/v·(t_f+t_b) "
        "+ optimizer, on the slowest stage",

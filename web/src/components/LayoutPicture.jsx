@@ -1,4 +1,4 @@
-// The layout picture (method.md "Picture"): nodes as rows of GPUs; one DP replica drawn in
+// The layout picture (Narayanan et al. 2021 Fig. 3): nodes as rows of GPUs; one DP replica drawn in
 // full, coloured by pipeline stage, TP groups outlined; identical replicas collapsed to a count.
 // What to draw is the engine's replica view (`layout_view`): this file only renders it.
 import { linkText, rowCaption, stageChangesAfter, tpRuns } from '../state/layout.js';

@@ -1,4 +1,4 @@
-// The method's worked answer (shared/reference/method.md) for the selected plan: the hand
+// The method's worked answer (README "The method") for the selected plan: the hand
 // calculation from the estimate's `method` block, with the engine's exact figure beside it.
 import { fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
 import { memoryParts } from './MemoryBar.jsx';
@@ -9,7 +9,7 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
   const p = estimate.parallel;
   const pipe = estimate.pipeline;
   const mem = estimate.memory_gb;
-  // The method budgets against the GPU's nameplate memory ("80 GB"), as method.md does.
+  // The method budgets against the GPU's nameplate memory ("80 GB"), as the method does.
   const cap = Number.isFinite(gpuMemoryGb) && gpuMemoryGb > 0 ? gpuMemoryGb : mem.capacity;
   const tp = p.tp;
   const bubbleNum = (p.pp - 1);

@@ -1,7 +1,7 @@
 // The worked-examples gallery: scenario files from examples/ with the figures their sources
-// published (copied from shared/validation/public-cases.json, which cites each one).
+// published (copied from tests/data/public-cases.json, which cites each one).
 // pplan's figures are computed live: `plan --top 1` with the published pins, as
-// shared/tools/public-accuracy does.
+// tests/validation/accuracy does.
 
 const files = import.meta.glob('../../../examples/*.json', { eager: true, import: 'default' });
 
@@ -36,7 +36,7 @@ export const GALLERY = [
   {
     file: 'gpt3-175b-1024-a100.json', group: 'walkthrough',
     title: 'GPT-3 175B on 1,024 A100-80GB: the worked answer',
-    source: 'method.md worked example (Narayanan et al. 2021; Korthikanti et al. 2022)',
+    source: 'worked example (Narayanan et al. 2021; Korthikanti et al. 2022)',
     published: null,
     worked: ['2.8 TB of model states → ≥ 35 GPUs per replica', 't = 8 inside a node',
              'p = 4: 87.5 GB, does not fit; p = 8: 43.75 + 10.27 ≈ 54 GB of 80',

@@ -1,5 +1,5 @@
 // The engine facade: the only module that talks to the wasm. JSON envelopes in and out
-// (shared/spec/contract.md); ok:false becomes a PlannerError; infeasible plans are data.
+// (README "Scenario format"); ok:false becomes a PlannerError; infeasible plans are data.
 // In a browser the engine runs in a module Worker (worker.js); where there is no Worker
 // (Node, jsdom tests) it is imported lazily into this thread. Either way it is created once
 // and the API is async, so callers do not care where it runs.

@@ -1,4 +1,4 @@
-// Number formatting for the page (GB = 1e9 bytes, contract.md "Units"). Pure.
+// Number formatting for the page (GB = 1e9 bytes, as the engine reports). Pure.
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 
 export function fmtGb(gb, digits = 1) {

@@ -1,4 +1,4 @@
-// Page state <-> scenario document (shared/spec/contract.md). Pure. Form values stay the text the
+// Page state <-> scenario document (README "Scenario format"). Pure. Form values stay the text the
 // user typed; numbers are sent as numbers, anything else is sent as typed so the engine names the
 // field and says what is wrong (one validator, in C++, for the CLI and the page alike).
 

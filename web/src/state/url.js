@@ -1,4 +1,4 @@
-// The page state in the URL fragment (conventions.md §4, Compiler Explorer style). Pure: no DOM,
+// The page state in the URL fragment (Compiler Explorer style). Pure: no DOM,
 // no window; async only because CompressionStream is.
 //
 // Format v1:  #v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&prec=bf16&tp=8...
@@ -69,7 +69,7 @@ export function liftReportFields(state) {
 export const PRESET_ALIASES = { 'h100-sxm-80gb': 'h100-sxm', 'h100-80gb': 'h100-sxm', 'gpt3': 'gpt3-175b' };
 
 /**
- * v0: the unversioned draft format of conventions.md's example
+ * v0: the unversioned draft format (hw=, mbs=, gbs=)
  * (#model=llama3-70b&hw=h100-sxm-80gb&gpus=1024&tp=8&pp=4&cp=1&ep=1&mbs=1&gbs=1024):
  * `hw` became `gpu`, and preset ids drifted.
  */

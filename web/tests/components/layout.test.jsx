@@ -1,5 +1,5 @@
 // The layout picture drawn from the real engine's layout_view: expectations are derived by hand
-// from Megatron's rank formula rank = t + tp·(c + cp·(d + dp·s)) (launch.md §1.5), which only
+// from Megatron's rank formula rank = t + tp·(c + cp·(d + dp·s)) (Megatron-LM d98e8a64 parallel_state.py RankGenerator), which only
 // the engine applies.
 import { cleanup, render, screen } from '@testing-library/preact';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('the layout picture renders the engine\'s view', () => {
     expect(screen.getByRole('img').getAttribute('aria-label')).toBe('Replica 0 of 16: 8 nodes shown as rows of GPUs, coloured by pipeline stage');
   });
 
-  it('launch.md world 16, TP2 PP4 DP2: replica 0 = ranks 0,1,4,5,8,9,12,13 on nodes 0 and 1', async () => {
+  it('Megatron-LM RankGenerator world 16, TP2 PP4 DP2: replica 0 = ranks 0,1,4,5,8,9,12,13 on nodes 0 and 1', async () => {
     const { container, labels } = await drawn({ tp: 2, pp: 4, dp: 2 }, { gpus: 16 });
     expect(labels).toEqual(['node 0', 'node 1']);
     const titles = [...container.querySelectorAll('g > title')].map((t) => t.textContent);

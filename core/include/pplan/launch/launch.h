@@ -19,7 +19,7 @@ std::vector<std::string> launch_formats();
 /**
  * The launch response body for `format`: {"format", "text"} for text formats, or
  * {"format", "layout": {...}} for the rank layout (layout.h). A plan Megatron would reject
- * (shared/reference/launch.md §1.3) gets {"format", "text": "", "problems": [{code, message}]}
+ * (Megatron-LM d98e8a64 megatron/training/arguments.py validate_args) gets {"format", "text": "", "problems": [{code, message}]}
  * and no command; layout, env and nccl-tests need only a grid that tiles the cluster.
  * A plan pplan expects to run out of memory still launches, with "warnings".
  * Problem codes: launch.* (grid), megatron.* (§1.3), torchtitan.*, deepspeed.*.

@@ -1,7 +1,7 @@
 #pragma once
 /// The rank layout of a plan: for every global rank its node, local GPU and parallel
 /// coordinates, and the member lists of every process group Megatron-LM builds, in its
-/// default order tp-cp-ep-dp-pp (shared/reference/launch.md §1.5). Strides come from
+/// default order tp-cp-ep-dp-pp (Megatron-LM d98e8a64 megatron/core/parallel_state.py, RankGenerator). Strides come from
 /// placement.h, so the layout and the communication model can never disagree.
 
 #include <optional>
@@ -64,7 +64,7 @@ RankCoordinates rank_coordinates(const ParallelConfig& parallel, int gpus_per_no
 
 /**
  * Member lists of every group of `kind`, ordered as Megatron's
- * generate_masked_orthogonal_rank_groups returns them (launch.md §1.5).
+ * generate_masked_orthogonal_rank_groups returns them (Megatron-LM d98e8a64 parallel_state.py RankGenerator).
  * Example: world 16, tp 2, pp 4, dp 2: kDp -> [0,2] [1,3] [4,6] [5,7] ...; kPp -> [0,4,8,12] ...
  * `max_groups` > 0 stops after that many groups, `max_members` > 0 lists only each group's
  * first members (huge worlds: one DP group of 2^19 ranks was 10 MB of JSON).

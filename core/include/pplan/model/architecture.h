@@ -7,7 +7,7 @@ namespace pplan {
 
 /**
  * Vocabulary after Megatron's padding: ceil(V / (128·tp)) · 128·tp.
- * Source: Megatron-LM `vocab_size_with_padding` (shared/reference/launch.md §1.2,
+ * Source: Megatron-LM `vocab_size_with_padding` (Megatron-LM d98e8a64 megatron/training/arguments.py,
  * `--make-vocab-size-divisible-by` 128). Example: GPT-3's 50257 at tp = 8 -> 51200.
  */
 double padded_vocab(const ModelSpec& model, int tp);

@@ -8,10 +8,10 @@
 namespace pplan {
 
 /// Share of NVLink's unidirectional line rate NCCL reaches (ring, ~20% protocol overhead:
-/// ~370 of 450 GB/s on H100; S. Jeaugey, NVIDIA/nccl-tests#212; launch.md §8).
+/// ~370 of 450 GB/s on H100; S. Jeaugey, NVIDIA/nccl-tests#212).
 inline constexpr double kNvlinkEfficiency = 0.8;
 /// Share of the NIC line rate NCCL reaches across nodes (46–48 of 50 GB/s per NDR NIC;
-/// 192 of 200 GB/s on DGX-A100 HDR; nccl-tests#290, nccl#812; launch.md §8).
+/// 192 of 200 GB/s on DGX-A100 HDR; nccl-tests#290, nccl#812).
 inline constexpr double kNetworkEfficiency = 0.92;
 /// Per-step latency of a collective inside a node and across nodes (NCCL small-message
 /// latencies are ~5–10 µs in a node and ~10–20 µs across InfiniBand; stated as assumptions).
@@ -24,7 +24,7 @@ inline constexpr double kNetworkLatencyS = 10e-6;
 inline constexpr double kOverlapSlowdown = 0.3;
 /// Message size at which a collective reaches half its large-message bandwidth. nccl-tests
 /// bus bandwidth on 8-GPU NVLink nodes climbs from ~20% at 1 MB to ~90% near 64 MB
-/// (launch.md §8: peaks need >= 256 MB); 8 MB reproduces that ramp.
+/// (ml-engineering network/README.md, 8xA100 nccl-tests: busbw 18 GB/s at 1 MiB, 172 at 64 MiB, 235 at 16 GiB); 8 MB reproduces that ramp.
 inline constexpr double kHalfBandwidthBytes = 8e6;
 
 /**
@@ -33,7 +33,7 @@ inline constexpr double kHalfBandwidthBytes = 8e6;
  * commands all read them from here.
  *   tokens = seq_len/cp · micro_batch (per GPU, before TP);
  *   TP: one all-reduce (or all-gather + reduce-scatter with SP) of tokens·h·2 bytes, 2 per layer
- *       per pass (method.md; Korthikanti et al. 2022 §4.2.2);
+ *       per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022 §4.2.2);
  *   CP: one ring step passes the chunk's K and V: tokens·2·kv_width/t·2 bytes;
  *   EP: one all-to-all dispatch (or combine): tokens·top_k·h·2/t bytes;
  *   PP: one activation (or its gradient) per TP rank: tokens·h·2/t bytes (Narayanan et al. 2021
@@ -68,7 +68,7 @@ Link network(const GpuSpec& gpu);
 
 /**
  * Ring all-reduce of `bytes` per rank over a placed group: 2(n−1)/n · bytes / bandwidth
- * (nccl-tests busbw factor, launch.md §7). A group spanning nodes runs hierarchically:
+ * (nccl-tests busbw factor, nccl-tests doc/PERFORMANCE.md). A group spanning nodes runs hierarchically:
  * reduce-scatter inside the node over NVLink, all-reduce of 1/k of the data across nodes
  * on each rank's own NIC, all-gather inside the node. Latency: 2·log2(n) steps (NCCL tree).
  * Example: 1 GB over 16 ranks, one per node, 46 GB/s: 2·15/16·1e9/46e9 = 40.8 ms.

@@ -8,7 +8,7 @@
 
 namespace pplan {
 
-/// Bytes per parameter of mixed-precision Adam (method.md; Rajbhandari et al. 2020 §3.1).
+/// Bytes per parameter of mixed-precision Adam (Rajbhandari et al. 2020 §3.1).
 inline constexpr double kWeightBytesPerParam = 2.0;     ///< bf16 weights
 inline constexpr double kGradientBytesPerParam = 2.0;   ///< bf16 gradients
 inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, momentum, variance
@@ -82,7 +82,7 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
                                  const StageSplit& split, int stage);
 
 /// Memory of stage `stage`: ZeRO shards over dp·cp (Megatron's distributed optimizer
-/// shards over the DP×CP group, launch.md §1.2).
+/// shards over the DP×CP group, Megatron-LM d98e8a64 arguments.py).
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                          const StageSplit& split, int stage);
 

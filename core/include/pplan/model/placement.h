@@ -1,6 +1,6 @@
 #pragma once
 /// Where parallel groups land on nodes, by Megatron's rank order tp-cp-ep-dp-pp
-/// (tp fastest-varying; shared/reference/launch.md §1.5).
+/// (tp fastest-varying; Megatron-LM d98e8a64 megatron/core/parallel_state.py, RankGenerator).
 
 #include "pplan/specs.h"
 

@@ -85,7 +85,7 @@ struct AxisTraffic {
 /**
  * Per-GPU bytes sent per step on the busiest stage, by axis and link (formulas [3]–[7] of the
  * report). Collective volumes are the ring algorithms' (n−1)/n factors (nccl-tests busbw,
- * launch.md §7); groups that span nodes move the intra-node share over NVLink and the rest,
+ * nccl-tests doc/PERFORMANCE.md); groups that span nodes move the intra-node share over NVLink and the rest,
  * 1/k of the data per GPU, over its NIC, as comm.h models them.
  * EP: each MoE layer does 4 all-to-alls per micro-batch (dispatch and combine, forward and
  * backward; 6 with full recompute) of tokens·k·h·2/t bytes; (n − k_node)/n leaves the node.

@@ -12,7 +12,7 @@
 
 namespace pplan {
 
-/// One step of the method (method.md "The procedure").
+/// One step of the method (README "The method").
 struct ExplanationStep {
   int number = 0;
   std::string title;
