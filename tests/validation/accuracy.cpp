@@ -1,0 +1,267 @@
+#include "accuracy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "pplan/io/json_io.h"
+#include "pplan/model/estimate.h"
+#include "pplan/search/search.h"
+#include "pplan/units.h"
+
+namespace pplan::validation {
+
+using nlohmann::json;
+
+const Figure& CaseRun::primary_figure() const {
+  for (const Figure& f : figures) {
+    if (f.metric == primary) return f;
+  }
+  return figures.front();
+}
+
+namespace {
+
+std::optional<double> predicted_figure(const std::string& metric, const Estimate& e, int gpus) {
+  if (metric == "tokens_per_sec_per_gpu") return e.tokens_per_s / gpus;
+  if (metric == "iteration_time_s") return e.step_time_s;
+  if (metric == "mfu") return e.mfu;
+  if (metric == "hfu") return e.hfu;
+  if (metric == "tflops_per_gpu") return e.tflops_per_gpu;
+  if (metric == "hw_tflops_per_gpu") {
+    if (e.mfu <= 0) return std::nullopt;
+    return e.tflops_per_gpu * e.hfu / e.mfu;
+  }
+  if (metric == "mem_per_gpu_gib") return e.memory.total_bytes / units::kBytesPerGiB;
+  return std::nullopt;
+}
+
+std::string tags_of(const json& scenario) {
+  const json& gpu = scenario.at("cluster").at("gpu");
+  std::string name = gpu.is_string() ? gpu.get<std::string>() : gpu.value("id", gpu.value("name", "custom"));
+  const json& model = scenario.at("model");
+  const bool moe = model.is_object() && model.contains("moe") && !model.at("moe").is_null();
+  const std::string precision = scenario.at("training").value("precision", "bf16");
+  return name + " " + precision + (moe ? " moe" : " dense");
+}
+
+ErrorStats error_stats(const std::vector<std::pair<double, std::optional<double>>>& pairs) {
+  ErrorStats s;
+  s.cases = static_cast<int>(pairs.size());
+  std::vector<double> signed_errors, absolute, published, predicted;
+  for (const auto& [w, g] : pairs) {
+    if (!g) continue;
+    const double e = *g / w - 1.0;
+    signed_errors.push_back(e);
+    absolute.push_back(std::fabs(e));
+    published.push_back(w);
+    predicted.push_back(*g);
+  }
+  s.predicted = static_cast<int>(absolute.size());
+  if (absolute.empty()) return s;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  s.median = median(absolute);
+  s.mean = std::accumulate(absolute.begin(), absolute.end(), 0.0) / double(absolute.size());
+  s.bias = median(signed_errors);
+  auto share = [&](double bar) {
+    return double(std::count_if(absolute.begin(), absolute.end(), [bar](double a) { return a <= bar + 1e-12; })) /
+           double(s.cases);
+  };
+  s.within10 = share(0.10);
+  s.within15 = share(0.15);
+  s.within20 = share(0.20);
+  s.spearman = published.size() >= 3 ? spearman(predicted, published) : std::nan("");
+  return s;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  auto ranks = [](const std::vector<double>& xs) {
+    std::vector<std::size_t> order(xs.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) { return xs[i] < xs[j]; });
+    std::vector<double> r(xs.size());
+    for (std::size_t i = 0; i < order.size();) {
+      std::size_t j = i;
+      while (j + 1 < order.size() && xs[order[j + 1]] == xs[order[i]]) ++j;
+      for (std::size_t k = i; k <= j; ++k) r[order[k]] = (double(i) + double(j)) / 2.0;
+      i = j + 1;
+    }
+    return r;
+  };
+  if (a.size() < 3 || a.size() != b.size()) return std::nan("");
+  const std::vector<double> ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / double(ra.size());
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / double(rb.size());
+  double cov = 0, va = 0, vb = 0;
+  for (std::size_t i = 0; i < ra.size(); ++i) {
+    cov += (ra[i] - ma) * (rb[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : std::nan("");
+}
+
+std::vector<CaseRun> run_published(const json& document, const RunOptions& options) {
+  const PresetCatalog presets = load_presets();
+  std::vector<CaseRun> runs;
+  for (const json& c : document.at("cases")) {
+    CaseRun run;
+    run.id = c.at("id").get<std::string>();
+    run.group = c.at("group").get<std::string>();
+    run.primary = c.at("published").at("primary").get<std::string>();
+    run.tags = tags_of(c.at("scenario"));
+    Scenario scenario = parse_scenario(c.at("scenario"), presets);
+    if (options.adjust) options.adjust(scenario);
+    std::optional<Estimate> plan;
+    const auto fixed = options.fixed_plans ? options.fixed_plans->find(run.id)
+                                           : std::map<std::string, ParallelConfig>::const_iterator{};
+    if (options.fixed_plans && fixed != options.fixed_plans->end()) {
+      plan = evaluate(scenario, fixed->second);
+    } else {
+      SearchOptions search_options;
+      search_options.top = 1;
+      SearchResult result = search(scenario, search_options);
+      if (!result.plans.empty()) plan = std::move(result.plans.front());
+    }
+    run.has_plan = plan.has_value();
+    if (!plan) run.why_no_plan = "no configuration fits";
+    for (const json& f : c.at("published").at("figures")) {
+      Figure figure;
+      figure.metric = f.at("metric").get<std::string>();
+      figure.published = f.at("value").get<double>();
+      if (plan) figure.predicted = predicted_figure(figure.metric, *plan, scenario.cluster.gpus);
+      run.figures.push_back(figure);
+    }
+    if (plan) {
+      run.fits = plan->feasible;
+      run.mfu = plan->mfu;
+      run.plan = plan->parallel;
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+std::optional<double> speed_error(const CaseRun& run) {
+  const Figure& f = run.primary_figure();
+  if (!f.predicted || *f.predicted <= 0) return std::nullopt;
+  if (f.metric == "iteration_time_s") return f.published / *f.predicted - 1.0;
+  return *f.predicted / f.published - 1.0;
+}
+
+PublishedScore score_published(const std::vector<CaseRun>& runs) {
+  PublishedScore s;
+  s.cases = static_cast<int>(runs.size());
+  std::map<std::string, std::vector<std::pair<double, std::optional<double>>>> by_metric, by_primary,
+      by_group;
+  std::vector<std::pair<double, std::optional<double>>> primary;
+  std::vector<double> speed;
+  for (const CaseRun& r : runs) {
+    for (const Figure& f : r.figures) by_metric[f.metric].push_back({f.published, f.predicted});
+    const Figure& p = r.primary_figure();
+    primary.push_back({p.published, p.predicted});
+    by_primary[p.metric].push_back({p.published, p.predicted});
+    by_group[r.group].push_back({p.published, p.predicted});
+    if (auto e = speed_error(r)) speed.push_back(*e);
+    s.fits += r.fits ? 1 : 0;
+    s.without_plan += r.has_plan ? 0 : 1;
+  }
+  for (const auto& [metric, pairs] : by_metric) s.per_metric[metric] = error_stats(pairs);
+  for (const auto& [group, pairs] : by_group) s.per_group[group] = error_stats(pairs);
+  s.primary = error_stats(primary);
+  s.primary.bias = median_of(speed);
+  // Spearman across different units means nothing: rank within each primary metric, weight
+  // by the number of cases (metrics with at least 3 predicted cases).
+  double num = 0, den = 0;
+  for (const auto& [metric, pairs] : by_primary) {
+    const ErrorStats e = error_stats(pairs);
+    if (!std::isnan(e.spearman)) {
+      num += e.spearman * e.predicted;
+      den += e.predicted;
+    }
+  }
+  s.primary.spearman = den > 0 ? num / den : std::nan("");
+  // Efficiency: each published figure as an MFU with pplan's own FLOP count and peak, which
+  // model size does not help to rank.
+  std::vector<double> published_mfu, predicted_mfu;
+  std::vector<std::pair<std::string, double>> as_mfu;
+  for (const CaseRun& r : runs) {
+    const Figure& p = r.primary_figure();
+    if (!p.predicted || *p.predicted <= 0 || r.mfu <= 0 || p.metric == "mem_per_gpu_gib") continue;
+    const double e = p.metric == "iteration_time_s" ? r.mfu * *p.predicted / p.published
+                                                    : r.mfu * p.published / *p.predicted;
+    published_mfu.push_back(e);
+    predicted_mfu.push_back(r.mfu);
+    as_mfu.push_back({p.metric, e});
+  }
+  s.efficiency_spearman = spearman(predicted_mfu, published_mfu);
+  // The stronger baseline: one MFU for every case, best in hindsight.
+  double best = 0, best_median = 1e9;
+  for (int i = 0; i < 900; ++i) {
+    const double c = 0.05 + 0.001 * i;
+    std::vector<double> errors;
+    for (const auto& [metric, e] : as_mfu) {
+      errors.push_back(metric == "iteration_time_s" ? std::fabs(e / c - 1) : std::fabs(c / e - 1));
+    }
+    const double m = median_of(errors);
+    if (m < best_median) {
+      best_median = m;
+      best = c;
+    }
+  }
+  s.constant_mfu = best;
+  s.constant_mfu_median = best_median;
+  return s;
+}
+
+std::vector<MeasuredRun> run_measured(const json& document, const RunOptions& options) {
+  const PresetCatalog presets = load_presets();
+  std::vector<MeasuredRun> runs;
+  for (const json& c : document.at("cases")) {
+    Scenario scenario = parse_scenario(c.at("scenario"), presets);
+    if (options.adjust) options.adjust(scenario);
+    const Estimate e = evaluate(scenario, resolve_defaults(scenario));
+    MeasuredRun r;
+    r.id = c.at("id").get<std::string>();
+    r.measured_s = c.at("measured_step_time_s").get<double>();
+    r.predicted_s = e.step_time_s;
+    r.fits = e.feasible;
+    runs.push_back(r);
+  }
+  return runs;
+}
+
+MeasuredScore score_measured(const std::vector<MeasuredRun>& runs) {
+  MeasuredScore s;
+  s.cases = static_cast<int>(runs.size());
+  std::vector<double> absolute;
+  double signed_sum = 0;
+  for (const MeasuredRun& r : runs) {
+    const double e = r.predicted_s / r.measured_s - 1.0;
+    absolute.push_back(std::fabs(e));
+    signed_sum += e;
+    s.fits += r.fits ? 1 : 0;
+  }
+  if (runs.empty()) return s;
+  s.mean = std::accumulate(absolute.begin(), absolute.end(), 0.0) / double(absolute.size());
+  s.bias = signed_sum / double(runs.size());
+  s.median = median_of(absolute);
+  s.within10 = double(std::count_if(absolute.begin(), absolute.end(), [](double a) { return a <= 0.10; })) /
+               double(runs.size());
+  return s;
+}
+
+}  // namespace pplan::validation

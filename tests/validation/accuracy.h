@@ -1,0 +1,113 @@
+#pragma once
+// Scoring pplan against published and measured runs (tests/data/): the figures the README
+// quotes, the bars the validation tests assert, and the objective the calibration fit
+// minimises all come from here, so they cannot drift apart.
+//
+// Conventions follow the published-runs file's own `about`: every published figure of a case
+// is compared with the same figure of pplan's best plan under the case's pins (`plan --top 1`):
+//   tokens_per_sec_per_gpu  vs  tokens_per_s / gpus        iteration_time_s  vs  step_time_s
+//   mfu, hfu, tflops_per_gpu  vs the same                  hw_tflops_per_gpu vs tflops·hfu/mfu
+//   mem_per_gpu_gib  vs  memory total in GiB
+// Relative error = predicted / published − 1. Each case is judged on its primary figure.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pplan/specs.h"
+
+namespace pplan::validation {
+
+/// One published figure of a case and pplan's value of the same figure.
+struct Figure {
+  std::string metric;
+  double published = 0;
+  std::optional<double> predicted;  ///< none when pplan found no plan
+};
+
+/// One case run through pplan.
+struct CaseRun {
+  std::string id;
+  std::string group;    ///< the source: one publication or benchmark release
+  std::string primary;  ///< the metric the case is judged on
+  std::string tags;     ///< "gpu precision dense|moe", for reading errors by kind
+  std::vector<Figure> figures;
+  bool has_plan = false;
+  bool fits = false;
+  double mfu = 0;                ///< pplan's MFU of the plan
+  ParallelConfig plan;           ///< the plan pplan chose
+  std::string why_no_plan;
+  const Figure& primary_figure() const;
+};
+
+/// How to run the cases.
+struct RunOptions {
+  /// Applied to every parsed scenario before it is planned (the calibration fit sets its
+  /// candidate constants here).
+  std::function<void(Scenario&)> adjust;
+  /// Evaluate these plans (by case id) instead of searching: the fit's fast path.
+  const std::map<std::string, ParallelConfig>* fixed_plans = nullptr;
+};
+
+/// Runs every case of a published-runs document.
+std::vector<CaseRun> run_published(const nlohmann::json& document, const RunOptions& options = {});
+
+/// Error statistics of a set of (published, predicted) figures.
+struct ErrorStats {
+  int cases = 0;        ///< figures asked for
+  int predicted = 0;    ///< figures pplan gave
+  double median = 0;    ///< median |error|
+  double mean = 0;      ///< mean |error|
+  double bias = 0;      ///< median signed error (primary: + = pplan predicts a faster run)
+  double within10 = 0;  ///< share of cases with |error| <= 10%
+  double within15 = 0;
+  double within20 = 0;
+  double spearman = 0;  ///< rank correlation of predicted with published
+};
+
+/// Everything the README and the tests say about the published runs.
+struct PublishedScore {
+  std::map<std::string, ErrorStats> per_metric;
+  ErrorStats primary;
+  double efficiency_spearman = 0;  ///< each published figure as an MFU, against pplan's MFU
+  double constant_mfu = 0;         ///< best single MFU in hindsight ...
+  double constant_mfu_median = 0;  ///< ... and the median error it leaves
+  std::map<std::string, ErrorStats> per_group;  ///< primary figure by source
+  int fits = 0;
+  int cases = 0;
+  int without_plan = 0;
+};
+
+PublishedScore score_published(const std::vector<CaseRun>& runs);
+
+/// Relative error of a case's primary figure, signed so that + means pplan predicts a faster
+/// run (for iteration times: published / predicted − 1). nullopt without a plan.
+std::optional<double> speed_error(const CaseRun& run);
+
+/// The measured single-node runs (vTrain): pplan's step time against the measured one.
+struct MeasuredRun {
+  std::string id;
+  double measured_s = 0;
+  double predicted_s = 0;
+  bool fits = false;
+};
+std::vector<MeasuredRun> run_measured(const nlohmann::json& document, const RunOptions& options = {});
+
+/// Mean |error|, signed mean error (+ = pplan slower), median |error|, share within 10%.
+struct MeasuredScore {
+  int cases = 0;
+  double mean = 0;
+  double bias = 0;
+  double median = 0;
+  double within10 = 0;
+  int fits = 0;
+};
+MeasuredScore score_measured(const std::vector<MeasuredRun>& runs);
+
+/// Rank correlation (Spearman, ties averaged).
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace pplan::validation

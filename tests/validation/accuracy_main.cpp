@@ -1,0 +1,133 @@
+// pplan_accuracy: how close pplan comes to the published and measured runs in tests/data/.
+//   pplan_accuracy [--data DIR] cases     every published figure beside pplan's
+//   pplan_accuracy [--data DIR] summary   per metric, per source, Korthikanti Table 5, vTrain
+// The README's accuracy tables are this program's `readme` output (checked by ctest).
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "accuracy.h"
+
+namespace {
+
+using namespace pplan::validation;
+
+std::string read_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+std::string pct(double x) {
+  if (std::isnan(x)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string signed_pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string fixed(double x, int digits) {
+  if (std::isnan(x)) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+void print_cases(const std::vector<CaseRun>& runs) {
+  std::printf("%-50s %-24s %10s %10s %8s  %-4s %s\n", "case", "metric", "published", "pplan", "error",
+              "fits", "tags");
+  for (const CaseRun& r : runs) {
+    for (const Figure& f : r.figures) {
+      const bool primary = f.metric == r.primary;
+      std::printf("%-50s %c%-23s %10.4g %10.4g %8s  %-4s %s\n", r.id.c_str(), primary ? '*' : ' ',
+                  f.metric.c_str(), f.published, f.predicted.value_or(0),
+                  f.predicted ? signed_pct(*f.predicted / f.published - 1).c_str() : "-",
+                  r.fits ? "yes" : "NO", r.tags.c_str());
+    }
+  }
+}
+
+void print_summary(const PublishedScore& s) {
+  std::printf("%-24s %5s %7s %7s %7s %6s %6s %6s %8s\n", "metric", "cases", "median", "mean", "bias",
+              "<=10%", "<=15%", "<=20%", "Spearman");
+  auto row = [](const std::string& name, const ErrorStats& e) {
+    std::printf("%-24s %5d %7s %7s %7s %6s %6s %6s %8s\n", name.c_str(), e.cases, pct(e.median).c_str(),
+                pct(e.mean).c_str(), pct(e.bias).c_str(), pct(e.within10).c_str(),
+                pct(e.within15).c_str(), pct(e.within20).c_str(), fixed(e.spearman, 2).c_str());
+  };
+  for (const auto& [metric, e] : s.per_metric) row(metric, e);
+  row("primary (one per case)", s.primary);
+  std::printf("\nprimary figure by source\n");
+  for (const auto& [group, e] : s.per_group) row(group, e);
+  std::printf("\nefficiency rank correlation %.2f; one MFU for every case (%.3f, best in hindsight) "
+              "leaves a median error of %s; judged to fit %d/%d, without a plan %d\n",
+              s.efficiency_spearman, s.constant_mfu, pct(s.constant_mfu_median).c_str(), s.fits,
+              s.cases, s.without_plan);
+}
+
+void print_korthikanti(const std::vector<CaseRun>& runs) {
+  double sum = 0, worst = 0;
+  int n = 0;
+  for (const CaseRun& r : runs) {
+    if (r.group.rfind("Korthikanti", 0) != 0) continue;
+    for (const Figure& f : r.figures) {
+      if (f.metric != "iteration_time_s" || !f.predicted) continue;
+      const double e = std::fabs(*f.predicted / f.published - 1);
+      sum += e;
+      worst = std::max(worst, e);
+      ++n;
+      std::printf("  %-36s %8.2f s published, %8.2f s pplan (%s)\n", r.id.c_str(), f.published,
+                  *f.predicted, signed_pct(*f.predicted / f.published - 1).c_str());
+    }
+  }
+  std::printf("Korthikanti 2022 Table 5 iteration time: mean error %s, max %s over %d runs\n",
+              pct(n ? sum / n : 0).c_str(), pct(worst).c_str(), n);
+}
+
+void print_measured(const MeasuredScore& m) {
+  std::printf("vTrain single node (%d runs): mean error %s, bias %s (+ = pplan slower), median %s, "
+              "within 10%% %s, fit %d\n",
+              m.cases, pct(m.mean).c_str(), signed_pct(m.bias).c_str(), pct(m.median).c_str(),
+              pct(m.within10).c_str(), m.fits);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string data = PPLAN_DATA_DIR;
+  std::string command = "summary";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--data" && i + 1 < argc) {
+      data = argv[++i];
+    } else {
+      command = arg;
+    }
+  }
+  try {
+    const auto published = nlohmann::json::parse(read_text(data + "/published-runs.json"));
+    const std::vector<CaseRun> runs = run_published(published);
+    if (command == "cases") {
+      print_cases(runs);
+      return 0;
+    }
+    print_summary(score_published(runs));
+    std::printf("\n");
+    print_korthikanti(runs);
+    const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+    print_measured(score_measured(run_measured(measured)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pplan_accuracy: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
