@@ -114,17 +114,37 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : std::nan("");
 }
 
-std::vector<CaseRun> run_published(const json& document, const RunOptions& options) {
+std::vector<PublishedCase> prepare_published(const json& document) {
   const PresetCatalog presets = load_presets();
-  std::vector<CaseRun> runs;
+  std::vector<PublishedCase> cases;
   for (const json& c : document.at("cases")) {
+    PublishedCase pc;
+    pc.id = c.at("id").get<std::string>();
+    pc.group = c.at("group").get<std::string>();
+    pc.primary = c.at("published").at("primary").get<std::string>();
+    pc.tags = tags_of(c.at("scenario"));
+    pc.scenario = parse_scenario(c.at("scenario"), presets);
+    for (const json& f : c.at("published").at("figures")) {
+      Figure figure;
+      figure.metric = f.at("metric").get<std::string>();
+      figure.published = f.at("value").get<double>();
+      pc.figures.push_back(figure);
+    }
+    cases.push_back(std::move(pc));
+  }
+  return cases;
+}
+
+std::vector<CaseRun> run_published(const std::vector<PublishedCase>& cases, const RunOptions& options) {
+  std::vector<CaseRun> runs;
+  for (const PublishedCase& pc : cases) {
     CaseRun run;
-    run.id = c.at("id").get<std::string>();
-    run.group = c.at("group").get<std::string>();
-    run.primary = c.at("published").at("primary").get<std::string>();
-    run.tags = tags_of(c.at("scenario"));
-    Scenario scenario = parse_scenario(c.at("scenario"), presets);
-    if (options.adjust) options.adjust(scenario);
+    run.id = pc.id;
+    run.group = pc.group;
+    run.primary = pc.primary;
+    run.tags = pc.tags;
+    Scenario scenario = pc.scenario;
+    if (options.calibration) scenario.calibration = *options.calibration;
     std::optional<Estimate> plan;
     const auto fixed = options.fixed_plans ? options.fixed_plans->find(run.id)
                                            : std::map<std::string, ParallelConfig>::const_iterator{};
@@ -138,14 +158,9 @@ std::vector<CaseRun> run_published(const json& document, const RunOptions& optio
     }
     run.has_plan = plan.has_value();
     if (!plan) run.why_no_plan = "no configuration fits";
-    for (const json& f : c.at("published").at("figures")) {
-      Figure figure;
-      figure.metric = f.at("metric").get<std::string>();
-      figure.published = f.at("value").get<double>();
-      if (plan) figure.predicted = predicted_figure(figure.metric, *plan, scenario.cluster.gpus);
-      run.figures.push_back(figure);
-    }
+    run.figures = pc.figures;
     if (plan) {
+      for (Figure& f : run.figures) f.predicted = predicted_figure(f.metric, *plan, scenario.cluster.gpus);
       run.fits = plan->feasible;
       run.mfu = plan->mfu;
       run.plan = plan->parallel;
@@ -153,6 +168,10 @@ std::vector<CaseRun> run_published(const json& document, const RunOptions& optio
     runs.push_back(std::move(run));
   }
   return runs;
+}
+
+std::vector<CaseRun> run_published(const json& document, const RunOptions& options) {
+  return run_published(prepare_published(document), options);
 }
 
 std::optional<double> speed_error(const CaseRun& run) {
@@ -227,21 +246,37 @@ PublishedScore score_published(const std::vector<CaseRun>& runs) {
   return s;
 }
 
-std::vector<MeasuredRun> run_measured(const json& document, const RunOptions& options) {
+std::vector<MeasuredCase> prepare_measured(const json& document) {
   const PresetCatalog presets = load_presets();
-  std::vector<MeasuredRun> runs;
+  std::vector<MeasuredCase> cases;
   for (const json& c : document.at("cases")) {
-    Scenario scenario = parse_scenario(c.at("scenario"), presets);
-    if (options.adjust) options.adjust(scenario);
+    MeasuredCase mc;
+    mc.id = c.at("id").get<std::string>();
+    mc.scenario = parse_scenario(c.at("scenario"), presets);
+    mc.measured_s = c.at("measured_step_time_s").get<double>();
+    cases.push_back(std::move(mc));
+  }
+  return cases;
+}
+
+std::vector<MeasuredRun> run_measured(const std::vector<MeasuredCase>& cases, const RunOptions& options) {
+  std::vector<MeasuredRun> runs;
+  for (const MeasuredCase& mc : cases) {
+    Scenario scenario = mc.scenario;
+    if (options.calibration) scenario.calibration = *options.calibration;
     const Estimate e = evaluate(scenario, resolve_defaults(scenario));
     MeasuredRun r;
-    r.id = c.at("id").get<std::string>();
-    r.measured_s = c.at("measured_step_time_s").get<double>();
+    r.id = mc.id;
+    r.measured_s = mc.measured_s;
     r.predicted_s = e.step_time_s;
     r.fits = e.feasible;
     runs.push_back(r);
   }
   return runs;
+}
+
+std::vector<MeasuredRun> run_measured(const json& document, const RunOptions& options) {
+  return run_measured(prepare_measured(document), options);
 }
 
 MeasuredScore score_measured(const std::vector<MeasuredRun>& runs) {

@@ -9,7 +9,6 @@
 //   mfu, hfu, tflops_per_gpu  vs the same                  hw_tflops_per_gpu vs tflops·hfu/mfu
 //   mem_per_gpu_gib  vs  memory total in GiB
 // Relative error = predicted / published − 1. Each case is judged on its primary figure.
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,16 +42,28 @@ struct CaseRun {
   const Figure& primary_figure() const;
 };
 
+/// A published case, parsed once.
+struct PublishedCase {
+  std::string id, group, primary, tags;
+  Scenario scenario;
+  std::vector<Figure> figures;  ///< published values only
+};
+
+/// Parses every case of a published-runs document.
+std::vector<PublishedCase> prepare_published(const nlohmann::json& document);
+
 /// How to run the cases.
 struct RunOptions {
-  /// Applied to every parsed scenario before it is planned (the calibration fit sets its
-  /// candidate constants here).
-  std::function<void(Scenario&)> adjust;
+  /// The time model's constants to use instead of each scenario's own (the calibration fit's
+  /// candidates).
+  const Calibration* calibration = nullptr;
   /// Evaluate these plans (by case id) instead of searching: the fit's fast path.
   const std::map<std::string, ParallelConfig>* fixed_plans = nullptr;
 };
 
-/// Runs every case of a published-runs document.
+/// Plans (or evaluates) every case.
+std::vector<CaseRun> run_published(const std::vector<PublishedCase>& cases, const RunOptions& options = {});
+/// prepare_published + run_published.
 std::vector<CaseRun> run_published(const nlohmann::json& document, const RunOptions& options = {});
 
 /// Error statistics of a set of (published, predicted) figures.
@@ -88,12 +99,20 @@ PublishedScore score_published(const std::vector<CaseRun>& runs);
 std::optional<double> speed_error(const CaseRun& run);
 
 /// The measured single-node runs (vTrain): pplan's step time against the measured one.
+struct MeasuredCase {
+  std::string id;
+  Scenario scenario;  ///< complete `parallel`: evaluated as given
+  double measured_s = 0;
+};
+std::vector<MeasuredCase> prepare_measured(const nlohmann::json& document);
+
 struct MeasuredRun {
   std::string id;
   double measured_s = 0;
   double predicted_s = 0;
   bool fits = false;
 };
+std::vector<MeasuredRun> run_measured(const std::vector<MeasuredCase>& cases, const RunOptions& options = {});
 std::vector<MeasuredRun> run_measured(const nlohmann::json& document, const RunOptions& options = {});
 
 /// Mean |error|, signed mean error (+ = pplan slower), median |error|, share within 10%.

@@ -120,6 +120,14 @@ int main(int argc, char** argv) {
       print_cases(runs);
       return 0;
     }
+    if (command == "measured") {
+      const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+      for (const MeasuredRun& r : run_measured(measured)) {
+        std::printf("%-22s %9.4f s measured %9.4f s pplan %8s\n", r.id.c_str(), r.measured_s,
+                    r.predicted_s, signed_pct(r.predicted_s / r.measured_s - 1).c_str());
+      }
+      return 0;
+    }
     print_summary(score_published(runs));
     std::printf("\n");
     print_korthikanti(runs);

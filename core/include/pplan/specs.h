@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "pplan/model/calibration.h"
+
 namespace pplan {
 
 /// Feed-forward flavour: GPT's 2-matrix GeLU MLP or Llama's 3-matrix SwiGLU MLP.
@@ -13,6 +15,12 @@ enum class Activation { kGelu, kSwiglu };
 enum class Precision { kBf16, kFp8 };
 /// Activation recomputation (Korthikanti et al. 2022): none, attention core only, whole layer.
 enum class Recompute { kNone, kSelective, kFull };
+/// The training stack (model/framework.h): it sets the defaults of every switch below.
+enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
+/// How FP8 GEMM inputs are scaled (Transformer Engine recipes): one scale per tensor from an
+/// amax history (delayed), from the tensor itself (current / tensorwise), or per block
+/// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell).
+enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
 
 /// Mixture-of-experts block of a model.
 struct MoeSpec {
@@ -21,6 +29,16 @@ struct MoeSpec {
   int shared_experts = 0;     ///< always-on experts per MoE layer
   int expert_ffn_hidden = 0;  ///< FFN width of one expert
   int dense_layers = 0;       ///< leading layers with a dense MLP instead of experts
+};
+
+/// Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2/V3 §2.1): queries and keys/values
+/// pass through low-rank latents; each head has a no-RoPE part, a RoPE part and a value part.
+struct MlaSpec {
+  int q_lora_rank = 0;        ///< query latent width (0 = queries projected directly)
+  int kv_lora_rank = 0;       ///< key/value latent width
+  int qk_nope_head_dim = 0;   ///< per-head query/key dims without rotary embedding
+  int qk_rope_head_dim = 0;   ///< per-head query/key dims with rotary embedding (key part shared)
+  int v_head_dim = 0;         ///< per-head value dims
 };
 
 /// A transformer decoder, as the architecture tables of its paper give it.
@@ -38,6 +56,7 @@ struct ModelSpec {
   bool dropout = false;          ///< dropout masks kept for backward (GPT era; Llama has none)
   bool learned_positions = false;  ///< learned absolute position table (GPT) vs rotary (Llama)
   std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;  ///< set for MLA models; then kv_heads is unused
   double nominal_params = 0;  ///< published size ("175B") used by the method's hand calculation
   std::string source;
 };
@@ -54,9 +73,15 @@ struct GpuSpec {
   double hbm_bytes_per_s = 0;
   double nvlink_bytes_per_s = 0;   ///< scale-up link, one direction
   double network_bytes_per_s = 0;  ///< scale-out NIC per GPU, one direction
-  /// Calibration, from first principles per GPU generation (see presets/gpus/*.json).
-  double gemm_efficiency = 0;       ///< share of peak a large, well-shaped GEMM reaches
-  double attention_efficiency = 0;  ///< share of peak a flash-attention kernel reaches
+  int sm_count = 0;                ///< streaming multiprocessors (GEMM waves)
+  /// Maximum achievable matmul FLOP/s over the dense peak, measured (model/kernels.h).
+  double mamf_fraction_bf16 = 0;
+  double mamf_fraction_fp8 = 0;
+  /// Schema v1's calibration fields, kept readable: a custom GPU that gives them scales pplan's
+  /// GEMM and attention models by their ratio to v1's default for its architecture (so copies
+  /// of the v1 presets behave as the presets do). 1 when absent.
+  double legacy_gemm_scale = 1;
+  double legacy_attention_scale = 1;
   std::string source;
 };
 
@@ -76,9 +101,19 @@ struct TrainingSpec {
   /// off on Ampere, where the published runs this model is validated against used Megatron's
   /// fused softmax (Narayanan et al. 2021, Korthikanti et al. 2022).
   bool flash_attention = true;
-  /// Gradient reduce-scatter/all-reduce overlapped with the last backward (Megatron
-  /// --overlap-grad-reduce, off by default in Megatron-LM, so off here).
+  /// Gradient reduce-scatter/all-reduce overlapped with the backward pass.
   bool overlap_grad_reduce = false;
+  /// Distributed-optimizer / FSDP parameter all-gather overlapped with the forward pass.
+  bool overlap_param_gather = false;
+  /// TP/SP collectives overlapped with their GEMMs (Megatron --tp-comm-overlap with TE
+  /// userbuffers; torchtitan async TP).
+  bool tp_comm_overlap = false;
+  /// Gradients accumulated and reduced in fp32 (4 bytes per parameter) rather than bf16.
+  bool grad_reduce_in_fp32 = true;
+  /// Kernels replayed from CUDA graphs: the host no longer launches each one.
+  bool cuda_graphs = false;
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  Framework framework = Framework::kMegatronCore;
   double token_budget = 0;      ///< tokens to train for; 0 = not given
 };
 
@@ -124,6 +159,7 @@ struct Scenario {
   ParallelConstraints parallel;
   bool has_parallel = false;  ///< the file had a `parallel` object
   ReportSpec report;
+  Calibration calibration;  ///< the time model's constants (presets/calibration)
 };
 
 }  // namespace pplan

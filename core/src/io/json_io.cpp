@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pplan/model/architecture.h"
+#include "pplan/model/framework.h"
 #include "pplan/text.h"
 #include "pplan/units.h"
 #include "presets_data.h"
@@ -233,6 +234,9 @@ const std::vector<std::string_view> kActivations = {"gelu", "swiglu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
+// In the order of the Framework and Fp8Recipe enums (specs.h).
+const std::vector<std::string_view> kFrameworks = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
+const std::vector<std::string_view> kFp8Recipes = {"delayed", "current", "blockwise", "mxfp8"};
 
 void check_schema_version(ObjectReader& reader, bool required) {
   std::optional<int> v = required ? std::optional<int>(reader.integer("schema_version", 0, 1000000))
@@ -257,7 +261,104 @@ MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
   return moe;
 }
 
+MlaSpec parse_mla(const json& value, const std::string& path) {
+  ObjectReader r(value, path);
+  MlaSpec mla;
+  mla.q_lora_rank = r.optional_integer("q_lora_rank", 0, kMaxWidth).value_or(0);
+  mla.kv_lora_rank = r.integer("kv_lora_rank", 1, kMaxWidth);
+  mla.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 65536);
+  mla.qk_rope_head_dim = r.integer("qk_rope_head_dim", 0, 65536);
+  mla.v_head_dim = r.integer("v_head_dim", 1, 65536);
+  r.finish();
+  return mla;
+}
+
 }  // namespace
+
+std::optional<Framework> framework_from_name(const std::string& name) {
+  for (std::size_t i = 0; i < kFrameworks.size(); ++i) {
+    if (kFrameworks[i] == name) return static_cast<Framework>(i);
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+/// The calibration's numbers by name, for reading and writing the calibration document.
+struct ArchitectureField {
+  const char* key;
+  double ArchitectureCalibration::*member;
+};
+const ArchitectureField kArchitectureFields[] = {
+    {"mamf_fraction_bf16", &ArchitectureCalibration::mamf_fraction_bf16},
+    {"mamf_fraction_fp8", &ArchitectureCalibration::mamf_fraction_fp8},
+    {"attention_peak_fraction", &ArchitectureCalibration::attention_peak_fraction},
+    {"attention_half_keys", &ArchitectureCalibration::attention_half_keys},
+    {"attention_backward_ratio", &ArchitectureCalibration::attention_backward_ratio},
+    {"gemm_in_step", &ArchitectureCalibration::gemm_in_step},
+    {"attention_in_step", &ArchitectureCalibration::attention_in_step},
+};
+struct GlobalField {
+  const char* key;
+  double Calibration::*member;
+};
+const GlobalField kGlobalFields[] = {
+    {"host_kernel_s", &Calibration::host_kernel_s},
+    {"overlap_slowdown", &Calibration::overlap_slowdown},
+    {"hbm_efficiency", &Calibration::hbm_efficiency},
+};
+struct ArchitectureBlock {
+  const char* key;
+  ArchitectureCalibration Calibration::*member;
+};
+const ArchitectureBlock kArchitectureBlocks[] = {
+    {"ampere", &Calibration::ampere}, {"hopper", &Calibration::hopper}, {"blackwell", &Calibration::blackwell}};
+
+/// One constant: {"value", "source"?, "fitted"?}.
+double read_constant(const json& value, const std::string& path, double lo, double hi) {
+  ObjectReader r(value, path);
+  const double v = r.number("value", lo, hi, false);
+  r.optional_string("source", 2000);
+  r.optional_boolean("fitted");
+  r.finish();
+  return v;
+}
+
+}  // namespace
+
+Calibration parse_calibration(const json& document, const std::string& path) {
+  ObjectReader root(document, path);
+  check_schema_version(root, true);
+  root.optional_string("about", 4000);
+  Calibration c;
+  {
+    ObjectReader archs(root.raw("architectures"), root.child("architectures"));
+    for (const ArchitectureBlock& block : kArchitectureBlocks) {
+      ObjectReader r(archs.raw(block.key), archs.child(block.key));
+      ArchitectureCalibration& a = c.*block.member;
+      a.sm_count = static_cast<int>(read_constant(r.raw("sm_count"), r.child("sm_count"), 1, 100000));
+      for (const ArchitectureField& f : kArchitectureFields) {
+        a.*f.member = read_constant(r.raw(f.key), r.child(f.key), 0, 1e6);
+      }
+      r.finish();
+    }
+    archs.finish();
+  }
+  for (const GlobalField& f : kGlobalFields) c.*f.member = read_constant(root.raw(f.key), root.child(f.key), 0, 1e6);
+  root.finish();
+  return c;
+}
+
+ordered_json calibration_to_json(const Calibration& c, const ordered_json& document) {
+  ordered_json out = document;
+  for (const ArchitectureBlock& block : kArchitectureBlocks) {
+    ordered_json& a = out["architectures"][block.key];
+    a["sm_count"]["value"] = (c.*block.member).sm_count;
+    for (const ArchitectureField& f : kArchitectureFields) a[f.key]["value"] = (c.*block.member).*f.member;
+  }
+  for (const GlobalField& f : kGlobalFields) out[f.key]["value"] = c.*f.member;
+  return out;
+}
 
 const char* recompute_name(Recompute recompute) {
   switch (recompute) {
@@ -296,6 +397,8 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   m.learned_positions = r.optional_boolean("learned_positions").value_or(gpt_style);
   r.allow("moe");
   if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
+  r.allow("mla");
+  if (r.has("mla")) m.mla = parse_mla(value.at("mla"), r.child("mla"));
   m.nominal_params = r.optional_number("nominal_params", 0, 1e16, false).value_or(0);
   m.source = r.optional_string("source", 2000).value_or("");
   r.finish();
@@ -332,9 +435,17 @@ GpuSpec parse_gpu(const json& value, const std::string& path) {
                       units::kBytesPerSecPerGBps;
   g.nvlink_bytes_per_s = r.number("nvlink_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
   g.network_bytes_per_s = r.number("network_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
-  // Defaults are the Hopper calibration (presets/gpus/h100-sxm.json explains them).
-  g.gemm_efficiency = r.optional_number("gemm_efficiency", 0, 1).value_or(0.65);
-  g.attention_efficiency = r.optional_number("attention_efficiency", 0, 1).value_or(0.25);
+  g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(0);
+  g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", 0, 1).value_or(0);
+  g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", 0, 1).value_or(0);
+  // Schema v1 calibration fields: read as a ratio to v1's default for the architecture, so a
+  // copy of a v1 preset behaves as the preset does and a lower figure slows the kernels.
+  const bool ampere = g.architecture == "ampere";
+  const double v1_gemm = ampere ? 0.74 : 0.65;
+  const double v1_attention = ampere ? 0.55 : g.architecture == "blackwell" ? 0.4 : 0.25;
+  g.legacy_gemm_scale = r.optional_number("gemm_efficiency", 0, 1).value_or(v1_gemm) / v1_gemm;
+  g.legacy_attention_scale =
+      r.optional_number("attention_efficiency", 0, 1).value_or(v1_attention) / v1_attention;
   g.source = r.optional_string("source", 2000).value_or("");
   r.finish();
   return g;
@@ -348,6 +459,8 @@ PresetCatalog load_presets() {
     if (preset.kind == std::string_view("models")) {
       ModelSpec m = parse_model(doc, path);
       catalog.models[m.id] = m;
+    } else if (preset.kind == std::string_view("calibration")) {
+      catalog.calibration = parse_calibration(doc, path);
     } else {
       GpuSpec g = parse_gpu(doc, path);
       catalog.gpus[g.id] = g;
@@ -360,6 +473,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
   ObjectReader root(document, "");
   check_schema_version(root, false);
   Scenario s;
+  s.calibration = presets.calibration;
 
   // Model: a preset id or a custom object.
   const json& model = root.raw("model");
@@ -406,9 +520,19 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     s.training.global_batch = r.integer("global_batch", 1, kMaxBatch);
     s.training.precision =
         static_cast<Precision>(r.optional_choice("precision", kPrecisions).value_or(0));
-    s.training.flash_attention =
-        r.optional_boolean("flash_attention").value_or(s.cluster.gpu.architecture != "ampere");
-    s.training.overlap_grad_reduce = r.optional_boolean("overlap_grad_reduce").value_or(false);
+    // The framework sets every switch; each may be overridden (model/framework.h).
+    const auto framework = r.optional_choice("framework", kFrameworks);
+    s.training = with_framework_defaults(
+        s.training, framework ? static_cast<Framework>(*framework) : default_framework(s.cluster.gpu),
+        s.cluster.gpu);
+    TrainingSpec& t = s.training;
+    t.flash_attention = r.optional_boolean("flash_attention").value_or(t.flash_attention);
+    t.overlap_grad_reduce = r.optional_boolean("overlap_grad_reduce").value_or(t.overlap_grad_reduce);
+    t.overlap_param_gather = r.optional_boolean("overlap_param_gather").value_or(t.overlap_param_gather);
+    t.tp_comm_overlap = r.optional_boolean("tp_comm_overlap").value_or(t.tp_comm_overlap);
+    t.grad_reduce_in_fp32 = r.optional_boolean("grad_reduce_in_fp32").value_or(t.grad_reduce_in_fp32);
+    t.cuda_graphs = r.optional_boolean("cuda_graphs").value_or(t.cuda_graphs);
+    if (auto recipe = r.optional_choice("fp8_recipe", kFp8Recipes)) t.fp8_recipe = static_cast<Fp8Recipe>(*recipe);
     s.training.token_budget = r.optional_number("token_budget", 0, 1e18, false).value_or(0);
     r.finish();
   }
@@ -492,6 +616,13 @@ ordered_json model_to_json(const ModelSpec& m) {
   } else {
     j["moe"] = nullptr;
   }
+  if (m.mla) {
+    j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
+                {"kv_lora_rank", m.mla->kv_lora_rank},
+                {"qk_nope_head_dim", m.mla->qk_nope_head_dim},
+                {"qk_rope_head_dim", m.mla->qk_rope_head_dim},
+                {"v_head_dim", m.mla->v_head_dim}};
+  }
   if (m.nominal_params > 0) j["nominal_params"] = m.nominal_params;
   j["source"] = m.source;
   return j;
@@ -509,8 +640,9 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   j["hbm_gbytes_per_s"] = g.hbm_bytes_per_s / units::kBytesPerSecPerGBps;
   j["nvlink_gbytes_per_s"] = g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps;
   j["network_gbytes_per_s"] = g.network_bytes_per_s / units::kBytesPerSecPerGBps;
-  j["gemm_efficiency"] = g.gemm_efficiency;
-  j["attention_efficiency"] = g.attention_efficiency;
+  if (g.sm_count > 0) j["sm_count"] = g.sm_count;
+  if (g.mamf_fraction_bf16 > 0) j["mamf_fraction_bf16"] = g.mamf_fraction_bf16;
+  if (g.mamf_fraction_fp8 > 0) j["mamf_fraction_fp8"] = g.mamf_fraction_fp8;
   j["source"] = g.source;
   return j;
 }
@@ -519,11 +651,18 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
   const double gb = units::kBytesPerGB;
   ordered_json j;
   j["parallel"] = parallel_to_json(e.parallel);
-  j["training"] = {{"seq_len", scenario.training.seq_len},
-                   {"global_batch", scenario.training.global_batch},
-                   {"precision", precision_name(scenario.training.precision)},
-                   {"flash_attention", scenario.training.flash_attention},
-                   {"overlap_grad_reduce", scenario.training.overlap_grad_reduce}};
+  const TrainingSpec& t = scenario.training;
+  j["training"] = {{"seq_len", t.seq_len},
+                   {"global_batch", t.global_batch},
+                   {"precision", precision_name(t.precision)},
+                   {"framework", framework_name(t.framework)},
+                   {"flash_attention", t.flash_attention},
+                   {"overlap_grad_reduce", t.overlap_grad_reduce},
+                   {"overlap_param_gather", t.overlap_param_gather},
+                   {"tp_comm_overlap", t.tp_comm_overlap},
+                   {"grad_reduce_in_fp32", t.grad_reduce_in_fp32},
+                   {"cuda_graphs", t.cuda_graphs}};
+  if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
   j["fits"] = e.feasible;
   j["fits_in_memory"] = e.fits_in_memory;
   j["memory_gb"] = {{"weights", e.memory.weights_bytes / gb},
@@ -546,7 +685,8 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                                 : e.parallel.vpp > 1 ? "interleaved-1f1b"
                                                      : "1f1b"}};
   j["step_time_s"] = e.step_time_s;
-  j["time_s"] = {{"compute", e.time.compute_s},     {"recompute", e.time.recompute_s},
+  j["time_s"] = {{"compute", e.time.compute_s},     {"host", e.time.host_s},
+                 {"recompute", e.time.recompute_s},
                  {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
                  {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
                  {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},

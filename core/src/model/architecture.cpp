@@ -13,8 +13,31 @@ double head_dim(const ModelSpec& model) { return double(model.hidden) / model.he
 
 double attention_params_per_layer(const ModelSpec& model) {
   const double h = model.hidden;
+  if (model.mla) {
+    const MlaSpec& m = *model.mla;
+    const double a = model.heads;
+    const double qk = double(m.qk_nope_head_dim) + m.qk_rope_head_dim;
+    const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + double(m.q_lora_rank) * a * qk + m.q_lora_rank
+                                       : h * a * qk;
+    const double kv = h * (double(m.kv_lora_rank) + m.qk_rope_head_dim) +
+                      double(m.kv_lora_rank) * a * (double(m.qk_nope_head_dim) + m.v_head_dim) +
+                      m.kv_lora_rank;
+    return q + kv + a * m.v_head_dim * h;
+  }
   const double kv_width = model.kv_heads * head_dim(model);
   return h * (2.0 * h + 2.0 * kv_width);
+}
+
+AttentionDims attention_dims(const ModelSpec& model) {
+  AttentionDims d;
+  d.heads = model.heads;
+  if (model.mla) {
+    d.qk_head_dim = double(model.mla->qk_nope_head_dim) + model.mla->qk_rope_head_dim;
+    d.v_head_dim = model.mla->v_head_dim;
+  } else {
+    d.qk_head_dim = d.v_head_dim = head_dim(model);
+  }
+  return d;
 }
 
 double dense_mlp_params_per_layer(const ModelSpec& model) {
@@ -88,7 +111,8 @@ LayerFlops layer_forward_flops(const ModelSpec& model, int layer_index, double t
                                double seq_len) {
   LayerFlops f;
   f.projections = 2.0 * tokens * attention_params_per_layer(model);
-  f.attention_core = 4.0 * tokens * seq_len * model.hidden;
+  const AttentionDims dims = attention_dims(model);
+  f.attention_core = 2.0 * tokens * seq_len * dims.heads * (dims.qk_head_dim + dims.v_head_dim);
   if (is_moe_layer(model, layer_index)) {
     const double router = double(model.hidden) * model.moe->experts;
     f.router = 2.0 * tokens * router;

@@ -10,20 +10,26 @@ MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& paral
   const ModelSpec& model = scenario.model;
   const double t = parallel.tp;
   const double h = model.hidden;
-  const double kv_width = model.kv_heads * head_dim(model);
+  double k_width = model.kv_heads * head_dim(model);
+  double v_width = k_width;
+  if (model.mla) {
+    const AttentionDims dims = attention_dims(model);
+    k_width = dims.heads * dims.qk_head_dim;
+    v_width = dims.heads * dims.v_head_dim;
+  }
   MessageSizes m;
   m.tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
   m.tp_bytes = m.tokens * h * 2.0;
-  m.cp_kv_bytes = m.tokens * 2.0 * kv_width / t * 2.0;
+  m.cp_kv_bytes = m.tokens * (k_width + v_width) / t * 2.0;
   const bool moe = model.moe.has_value() && model.moe->experts > 0;
   m.ep_bytes = moe ? m.tokens * model.moe->top_k * h * 2.0 / t : 0.0;
   m.pp_bytes = m.tokens * h * 2.0 / t;
   return m;
 }
 
-double exposed_after_overlap_s(double comm_s, double window_s) {
+double exposed_after_overlap_s(double comm_s, double window_s, double slowdown) {
   const double hidden = std::min(comm_s, std::max(0.0, window_s));
-  return (comm_s - hidden) + kOverlapSlowdown * hidden;
+  return (comm_s - hidden) + slowdown * hidden;
 }
 
 Link nvlink(const GpuSpec& gpu) {

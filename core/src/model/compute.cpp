@@ -4,152 +4,231 @@
 
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
+#include "pplan/model/framework.h"
 #include "pplan/model/placement.h"
 
 namespace pplan {
 
-double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
-  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0) return gpu.fp8_flops_per_s;
-  return gpu.bf16_flops_per_s;
+double LayerTimes::gpu_forward_s() const {
+  return gemm_forward_s + attention_forward_s + memory_forward_s + tp_forward_s + cp_forward_s +
+         ep_forward_s;
 }
 
-double gemm_efficiency(double m, double n, double k, const GpuSpec& gpu, Precision precision) {
-  const double balance = peak_flops_per_s(gpu, precision) / gpu.hbm_bytes_per_s;
-  // bytes/flops = e(MK + KN + MN) / 2MNK for e-byte elements: bf16 2, fp8 1.
-  const double element_bytes = precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0 ? 1.0 : 2.0;
-  const double bytes_per_flop = element_bytes / 2.0 * (1.0 / n + 1.0 / m + 1.0 / k);
-  return 1.0 / (1.0 / gpu.gemm_efficiency + balance * bytes_per_flop);
+double LayerTimes::gpu_backward_s() const {
+  return gemm_backward_s + attention_backward_s + memory_backward_s + tp_backward_s +
+         cp_backward_s + ep_backward_s;
 }
 
-double LayerTimes::forward_s() const {
-  return gemm_forward_s + attention_forward_s + memory_forward_s + launch_forward_s + tp_forward_s;
+double LayerTimes::forward_s() const { return with_host_s(gpu_forward_s(), host_forward_s); }
+
+double LayerTimes::backward_s() const { return with_host_s(gpu_backward_s(), host_backward_s); }
+
+double LayerTimes::host_stall_s() const {
+  return (forward_s() - gpu_forward_s()) + (backward_s() - gpu_backward_s());
 }
 
-double LayerTimes::backward_s() const {
-  // GEMM backward = dgrad + wgrad = 2× forward; attention per kFlashBackwardRatio (set in
-  // layer_times); memory-bound kernels read and write about twice as much.
-  return 2.0 * gemm_forward_s + attention_forward_s * kFlashBackwardRatio +
-         2.0 * (memory_forward_s + launch_forward_s) + tp_backward_s + cp_exposed_s + ep_exposed_s;
+namespace {
+
+/// One GEMM of a layer: (m × k) · (k × n) per micro-batch on one GPU.
+struct Gemm {
+  double m = 0, n = 0, k = 0;
+};
+
+/// Forward, and backward = dgrad (m × n)·(n × k) + wgrad (k × m)·(m × n), each by its own shape.
+struct GemmTimes {
+  double forward_s = 0;
+  double backward_s = 0;
+};
+
+GemmTimes time_gemms(std::initializer_list<Gemm> gemms, const Device& device, Precision precision,
+                     double batch = 1.0) {
+  GemmTimes t;
+  for (const Gemm& g : gemms) {
+    t.forward_s += gemm_s(g.m, g.n, g.k, device, precision, batch);
+    t.backward_s += gemm_s(g.m, g.k, g.n, device, precision, batch) +
+                    gemm_s(g.k, g.n, g.m, device, precision, batch);
+  }
+  return t;
 }
 
-/// Seconds for a GEMM of `flops` with the given shape on one GPU.
-static double gemm_s(double m, double n, double k, const GpuSpec& gpu, Precision precision) {
-  const double flops = 2.0 * m * n * k;
-  return flops / (peak_flops_per_s(gpu, precision) * gemm_efficiency(m, n, k, gpu, precision));
+void add(GemmTimes& into, const GemmTimes& t, double times = 1.0) {
+  into.forward_s += times * t.forward_s;
+  into.backward_s += times * t.backward_s;
 }
+
+}  // namespace
 
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
   const ModelSpec& model = scenario.model;
-  const GpuSpec& gpu = scenario.cluster.gpu;
-  const Precision precision = scenario.training.precision;
+  const TrainingSpec& training = scenario.training;
+  const Device device = device_of(scenario);
+  const Precision precision = training.precision;
+  const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
   const double t = parallel.tp;
-  const double s_full = scenario.training.seq_len;
+  const double s_full = training.seq_len;
   const MessageSizes messages = message_sizes(scenario, parallel);
   const double tokens = messages.tokens;  // per GPU, before TP
   const double h = model.hidden;
-  const double d = head_dim(model);
-  const double kv_width = model.kv_heads * d;
+  const AttentionDims dims = attention_dims(model);
+  const double kv_width = model.kv_heads * head_dim(model);
   const bool sp = parallel.sequence_parallel && parallel.tp > 1;
   const bool moe = is_moe_layer(model, layer_index);
+  const double slowdown = scenario.calibration.overlap_slowdown;
   LayerTimes lt;
 
-  // GEMMs: QKV, output projection, MLP up (2 matrices fused for SwiGLU) and down.
-  double gemm = gemm_s(tokens, (h + 2.0 * kv_width) / t, h, gpu, precision) +
-                gemm_s(tokens, h, h / t, gpu, precision);
+  // GEMMs, per GPU after the TP split (SP all-gathers the tokens first, so every GEMM sees all
+  // of them). Attention projections: fused QKV and the output projection, or MLA's latents.
+  GemmTimes gemms;
+  double linear_inputs = 0;   // widths of the linear layers' inputs per token (FP8 casts)
+  double linear_outputs = 0;  // ... and of their outputs (the gradients cast in backward)
+  if (model.mla) {
+    const MlaSpec& m = *model.mla;
+    const double a = dims.heads / t;
+    // The down-projections to the latents are replicated over TP; the up-projections and the
+    // output projection split by heads.
+    const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+    if (m.q_lora_rank > 0) add(gemms, time_gemms({{tokens, double(m.q_lora_rank), h}}, device, precision));
+    add(gemms, time_gemms({{tokens, a * dims.qk_head_dim, q_in},
+                           {tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h},
+                           {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)},
+                           {tokens, h, a * dims.v_head_dim}},
+                          device, precision));
+    linear_inputs += h + q_in + double(m.kv_lora_rank) + a * dims.v_head_dim;
+    linear_outputs += a * (dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
+  } else {
+    add(gemms, time_gemms({{tokens, (h + 2.0 * kv_width) / t, h}, {tokens, h, h / t}}, device, precision));
+    linear_inputs += h + h / t;
+    linear_outputs += (h + 2.0 * kv_width) / t + h;
+  }
+  // MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts run as
+  // grouped GEMMs over the experts local to this GPU, each seeing tokens·top_k/experts rows.
+  // Assumption, stated: routing is balanced (load-balancing loss or bias). An imbalanced router
+  // stretches these GEMMs and the all-to-all by the max/mean expert load.
   const double up_width = model.activation == Activation::kSwiglu ? 2.0 : 1.0;
   double mlp_width = model.ffn_hidden;
+  double active_mlp_width = model.ffn_hidden;
   if (moe) {
-    // Each token visits top_k routed experts (+ shared ones); grouped GEMMs over the experts
-    // local to this GPU see tokens·top_k/experts rows each. Assumption, stated: routing is
-    // balanced (load-balancing loss or bias). An imbalanced router stretches these GEMMs and
-    // the all-to-all below by the max/mean expert load (bounded by the capacity factor when
-    // tokens are dropped, e.g. 1.25 in Switch Transformer, Fedus et al. 2022 §2.2).
     const MoeSpec& spec = *model.moe;
     mlp_width = spec.expert_ffn_hidden;
-    const double per_expert_rows = std::max(1.0, tokens * spec.top_k / spec.experts);
+    active_mlp_width = double(spec.expert_ffn_hidden) * (spec.top_k + spec.shared_experts);
+    // Tokens arriving at this GPU's experts: every EP rank sends its top-k copies.
+    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * parallel.ep;
     const double experts_local = double(spec.experts) / parallel.ep;
-    const double expert_gemms =
-        experts_local * (gemm_s(per_expert_rows * parallel.ep, up_width * mlp_width / t, h, gpu, precision) +
-                         gemm_s(per_expert_rows * parallel.ep, h, mlp_width / t, gpu, precision));
-    gemm += expert_gemms;
+    add(gemms, time_gemms({{rows_per_expert, up_width * mlp_width / t, h}, {rows_per_expert, h, mlp_width / t}},
+                          device, precision, experts_local));
     if (spec.shared_experts > 0) {
-      gemm += spec.shared_experts * (gemm_s(tokens, up_width * mlp_width / t, h, gpu, precision) +
-                                     gemm_s(tokens, h, mlp_width / t, gpu, precision));
+      add(gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, device,
+                            precision),
+          spec.shared_experts);
     }
-    gemm += gemm_s(tokens, spec.experts, h, gpu, precision);  // router
+    // The router stays in BF16.
+    add(gemms, time_gemms({{tokens, double(spec.experts), h}}, device, Precision::kBf16));
   } else {
-    gemm += gemm_s(tokens, up_width * mlp_width / t, h, gpu, precision) +
-            gemm_s(tokens, h, mlp_width / t, gpu, precision);
+    add(gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, device, precision));
   }
-  lt.gemm_forward_s = gemm;
+  linear_inputs += h + active_mlp_width / t;
+  linear_outputs += up_width * active_mlp_width / t + h;
+  lt.gemm_forward_s = gemms.forward_s;
+  lt.gemm_backward_s = gemms.backward_s;
 
-  // Attention core. Flash attention skips the masked half of a causal score matrix; without
-  // it the scores are batched GEMMs (s × d by d × s per head) with the mask applied after.
-  const double core_flops_full = 4.0 * tokens * s_full * h / t;  // model-FLOP count
-  if (scenario.training.flash_attention) {
-    const double executed = 0.5 * core_flops_full;
-    lt.attention_forward_s =
-        executed / (peak_flops_per_s(gpu, precision) * gpu.attention_efficiency);
+  // Attention core. Flash attention skips the masked half of a causal score matrix; the
+  // unfused path runs QKᵀ and A·V as batched GEMMs over the full score matrix, in BF16.
+  const double heads_local = dims.heads / t;
+  if (training.flash_attention) {
+    lt.attention_forward_s = flash_attention_forward_s(tokens, s_full, heads_local, dims.qk_head_dim,
+                                                       dims.v_head_dim, true, device);
+    lt.attention_backward_s = flash_attention_backward_s(tokens, s_full, heads_local, dims.qk_head_dim,
+                                                         dims.v_head_dim, true, device);
   } else {
-    const double e = gemm_efficiency(tokens, s_full, d, gpu, precision);
-    lt.attention_forward_s = core_flops_full / (peak_flops_per_s(gpu, precision) * e);
+    const double queries = s_full / parallel.cp;
+    const double batch = parallel.micro_batch * heads_local;
+    const GemmTimes core = time_gemms({{queries, s_full, dims.qk_head_dim}, {queries, dims.v_head_dim, s_full}},
+                                      device, Precision::kBf16, batch);
+    // The scaled, masked softmax and its dropout stream the score matrix: read and write it
+    // in BF16 (4 bytes per score) plus the dropout mask and output (5 with dropout) forward,
+    // about twice that backward. Selective recomputation reruns all of it.
+    const double dropout_scores = model.dropout ? 5.0 : 0.0;
+    const double score_bytes = tokens * heads_local * s_full * (4.0 + dropout_scores);
+    lt.attention_forward_s = core.forward_s + stream_s(score_bytes, device);
+    lt.attention_backward_s = core.backward_s + stream_s(2.0 * score_bytes, device);
   }
 
-  // Memory-bound kernels, bytes per token per GPU in the forward pass:
-  // norms 8h, bias-dropout-residual (12 + 2·dropout)h [replicated over TP unless SP];
-  // fused bias-GeLU 4f or SwiGLU 6f, rotary 4(h + kv) [split]; softmax without flash
-  // (4 + 5·dropout)·a·s [split].
+  // Streaming kernels, bytes per token per GPU in the forward pass: norms 8h and
+  // bias-dropout-residual (12 + 2·dropout)h, replicated over TP unless SP; the activation
+  // function 4f (GeLU) or 6f (SwiGLU), rotary 4(h + kv), split over TP (the unfused softmax
+  // is part of the attention core above). FP8 adds the casts of every linear layer's input
+  // (read BF16, write FP8: 3 bytes; current scaling reads it once more for the amax) and, in
+  // backward, of every output gradient. MoE adds the permutation of the top-k token copies
+  // before and after the experts (read and write, twice).
   const double dropout = model.dropout ? 1.0 : 0.0;
   const double replicated_bytes = (8.0 + 12.0 + 2.0 * dropout) * h;
-  double split_bytes = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) *
-                       (moe ? mlp_width * (model.moe->top_k + model.moe->shared_experts)
-                            : mlp_width);
+  double split_bytes = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) * active_mlp_width;
   if (!model.learned_positions) split_bytes += 4.0 * (h + kv_width);
-  if (!scenario.training.flash_attention) {
-    split_bytes += (4.0 + 5.0 * dropout) * model.heads * s_full;
+  double forward_bytes = tokens * ((sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
+  double backward_bytes = 2.0 * forward_bytes;
+  if (fp8) {
+    const double cast_bytes = training.fp8_recipe == Fp8Recipe::kCurrent ? 5.0 : 3.0;
+    forward_bytes += tokens * cast_bytes * linear_inputs;
+    backward_bytes += tokens * cast_bytes * linear_outputs;
   }
-  const double elementwise_bytes =
-      tokens * ((sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
-  lt.memory_forward_s = elementwise_bytes / (gpu.hbm_bytes_per_s * kHbmEfficiency);
-  lt.launch_forward_s = kKernelsPerLayerForward * kKernelOverheadS;
+  if (moe) {
+    const double permute_bytes = 2.0 * 2.0 * 2.0 * tokens * model.moe->top_k * h / t;
+    forward_bytes += permute_bytes;
+    backward_bytes += permute_bytes;
+  }
+  lt.memory_forward_s = stream_s(forward_bytes, device);
+  lt.memory_backward_s = stream_s(backward_bytes, device);
 
-  // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter with SP, the same
-  // traffic) of tokens·h·2 bytes per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022 §4.2.2).
+  // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter pairs with SP: the same
+  // traffic) of tokens·h·2 bytes per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022
+  // §4.2.2). Without --tp-comm-overlap each GEMM waits for its collective; with it (SP only,
+  // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
+  double collectives_per_pass = 0;
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kTp);
-    const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, gpu);
-    // Exposed in both passes: without --tp-comm-overlap each GEMM waits for its collective.
-    // (Calibrated against Korthikanti et al. 2022 Table 5 iteration times, which this
-    // reproduces within 4%: 22B 1.07 s vs 1.10 s, 175B 13.8 s vs 13.75 s, 1T 73 s vs 71.5 s.)
-    lt.tp_forward_s = per_pass;
-    lt.tp_backward_s = per_pass;
+    const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, device.gpu);
+    collectives_per_pass += 4;
+    if (sp && training.tp_comm_overlap) {
+      lt.tp_forward_s = exposed_after_overlap_s(per_pass, lt.gemm_forward_s, slowdown);
+      lt.tp_backward_s = exposed_after_overlap_s(per_pass, lt.gemm_backward_s, slowdown);
+    } else {
+      lt.tp_forward_s = per_pass;
+      lt.tp_backward_s = per_pass;
+    }
   }
 
   // Context parallelism: a ring passes K and V chunks (cp − 1 steps forward; K, V and their
   // gradients backward), hidden behind the attention of the chunk in hand.
   if (parallel.cp > 1) {
     const GroupPlacement cp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kCp);
-    const double kv_bytes = messages.cp_kv_bytes;
-    const Link link = cp_group.crosses_nodes() ? network(gpu) : nvlink(gpu);
+    const Link link = cp_group.crosses_nodes() ? network(device.gpu) : nvlink(device.gpu);
     const double steps = parallel.cp - 1;
-    const double forward_comm = steps * (kv_bytes / link.bytes_per_s + link.latency_s);
-    const double backward_comm = 2.0 * forward_comm;
-    lt.cp_exposed_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s) +
-                      exposed_after_overlap_s(backward_comm,
-                                              lt.attention_forward_s * kFlashBackwardRatio);
+    const double forward_comm = steps * (messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
+    lt.cp_forward_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s, slowdown);
+    lt.cp_backward_s = exposed_after_overlap_s(2.0 * forward_comm, lt.attention_backward_s, slowdown);
+    collectives_per_pass += 2.0 * steps;
   }
 
-  // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes, forward and backward.
+  // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes in each pass.
   if (moe && parallel.ep > 1) {
     const GroupPlacement ep_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kEp);
-    lt.ep_exposed_s = 4.0 * all_to_all_s(messages.ep_bytes, ep_group, gpu);
+    lt.ep_forward_s = 2.0 * all_to_all_s(messages.ep_bytes, ep_group, device.gpu);
+    lt.ep_backward_s = lt.ep_forward_s;
+    collectives_per_pass += 2;
   }
 
+  // The host issues every kernel: the framework's count per layer, FP8 casts, MoE routing and
+  // permutation, collectives. CUDA graphs replay them without the host.
+  const double kernels = kernels_per_layer_forward(training.framework) + (fp8 ? 6.0 : 0.0) +
+                         (moe ? 8.0 : 0.0) + collectives_per_pass;
+  const double per_kernel_s = training.cuda_graphs ? 0.0 : scenario.calibration.host_kernel_s;
+  lt.host_forward_s = kernels * per_kernel_s;
+  lt.host_backward_s = 2.0 * kernels * per_kernel_s;
+
   // Recomputation: full reruns the whole forward; selective reruns the attention core
-  // (Korthikanti et al. 2022 §5).
-  // (Their FLOPs count toward HFU at the model level, in estimate.cpp.)
+  // (Korthikanti et al. 2022 §5). Their FLOPs count toward HFU at the model level (estimate.cpp).
   if (parallel.recompute == Recompute::kFull) {
-    lt.recompute_s = lt.forward_s() + (moe && parallel.ep > 1 ? lt.ep_exposed_s / 2.0 : 0.0);
+    lt.recompute_s = lt.forward_s();
   } else if (parallel.recompute == Recompute::kSelective) {
     lt.recompute_s = lt.attention_forward_s;
   }
@@ -158,19 +237,19 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
 
 double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel) {
   const ModelSpec& model = scenario.model;
-  const GpuSpec& gpu = scenario.cluster.gpu;
-  const Precision precision = scenario.training.precision;
+  const Device device = device_of(scenario);
   const double tokens = message_sizes(scenario, parallel).tokens;
   const double vocab_local = padded_vocab(model, parallel.tp) / parallel.tp;
-  const double forward = gemm_s(tokens, vocab_local, model.hidden, gpu, precision);
+  // The output layer is not a Transformer Engine module in Megatron: it runs in BF16.
+  const GemmTimes head = time_gemms({{tokens, vocab_local, double(model.hidden)}}, device, Precision::kBf16);
   // Cross-entropy over the vocabulary shard: fp32 logits read and written a few times.
   const double loss_bytes = tokens * vocab_local * 4.0 * 3.0;
-  return 3.0 * forward + loss_bytes / (gpu.hbm_bytes_per_s * kHbmEfficiency);
+  return head.forward_s + head.backward_s + stream_s(loss_bytes, device);
 }
 
-double optimizer_step_s(double optimizer_params_per_gpu, const GpuSpec& gpu) {
+double optimizer_step_s(double optimizer_params_per_gpu, const Device& device) {
   constexpr double kAdamBytesPerParam = 30.0;
-  return optimizer_params_per_gpu * kAdamBytesPerParam / (gpu.hbm_bytes_per_s * kHbmEfficiency);
+  return stream_s(optimizer_params_per_gpu * kAdamBytesPerParam, device);
 }
 
 }  // namespace pplan

@@ -7,6 +7,8 @@
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
 #include "pplan/model/compute.h"
+#include "pplan/model/framework.h"
+#include "pplan/model/kernels.h"
 #include "pplan/model/memory.h"
 #include "pplan/model/placement.h"
 #include "pplan/text.h"
@@ -24,8 +26,8 @@ const char* severity_name(Severity severity) {
 }
 
 double TimeBreakdown::total_s() const {
-  return compute_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s + bubble_s +
-         dp_comm_s + optimizer_s;
+  return compute_s + host_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s +
+         bubble_s + dp_comm_s + optimizer_s;
 }
 
 ParallelConfig resolve_defaults(const Scenario& scenario) {
@@ -178,34 +180,46 @@ const char* first_structural_error(const Scenario& scenario, const ParallelConfi
 
 /// Per-micro-batch time of one stage and the parts it is made of.
 struct StageTime {
-  LayerTimes per_layer_sum;  ///< summed over the stage's layers
+  LayerTimes per_layer_sum;  ///< component times summed over the stage's layers
+  double forward_s = 0;      ///< the stage's layers' passes as they take (host waits included)
+  double backward_s = 0;
+  double recompute_s = 0;
+  double host_stall_s = 0;
   double extra_s = 0;        ///< LM head on the last stage
-  double total_s() const { return per_layer_sum.total_s() + extra_s; }
+  double total_s() const { return forward_s + backward_s + recompute_s + extra_s; }
 };
 
-static void accumulate(LayerTimes& sum, const LayerTimes& lt, double times) {
+static void accumulate(StageTime& st, const LayerTimes& lt, double times) {
+  LayerTimes& sum = st.per_layer_sum;
   sum.gemm_forward_s += times * lt.gemm_forward_s;
+  sum.gemm_backward_s += times * lt.gemm_backward_s;
   sum.attention_forward_s += times * lt.attention_forward_s;
+  sum.attention_backward_s += times * lt.attention_backward_s;
   sum.memory_forward_s += times * lt.memory_forward_s;
-  sum.launch_forward_s += times * lt.launch_forward_s;
+  sum.memory_backward_s += times * lt.memory_backward_s;
+  sum.host_forward_s += times * lt.host_forward_s;
+  sum.host_backward_s += times * lt.host_backward_s;
   sum.tp_forward_s += times * lt.tp_forward_s;
   sum.tp_backward_s += times * lt.tp_backward_s;
-  sum.cp_exposed_s += times * lt.cp_exposed_s;
-  sum.ep_exposed_s += times * lt.ep_exposed_s;
+  sum.cp_forward_s += times * lt.cp_forward_s;
+  sum.cp_backward_s += times * lt.cp_backward_s;
+  sum.ep_forward_s += times * lt.ep_forward_s;
+  sum.ep_backward_s += times * lt.ep_backward_s;
   sum.recompute_s += times * lt.recompute_s;
+  st.forward_s += times * lt.forward_s();
+  st.backward_s += times * lt.backward_s();
+  st.recompute_s += times * lt.recompute_s;
+  st.host_stall_s += times * lt.host_stall_s();
 }
 
 static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
                             const StageSplit& split, int stage, const LayerTimes& dense,
                             const LayerTimes& moe) {
-  const ModelSpec& model = scenario.model;
   const int layers = split.layers_on_stage(stage, p.pp);
-  const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
-  const int moe_from = model.moe && model.moe->experts > 0 ? model.moe->dense_layers : model.layers;
-  const int moe_layers = std::max(0, first_index + layers - std::max(first_index, moe_from));
+  const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, p.pp);
   StageTime st;
-  accumulate(st.per_layer_sum, dense, layers - moe_layers);
-  accumulate(st.per_layer_sum, moe, moe_layers);
+  accumulate(st, dense, layers - moe_layers);
+  accumulate(st, moe, moe_layers);
   if (stage == p.pp - 1) st.extra_s = lm_head_times_s(scenario, p);
   return st;
 }
@@ -316,13 +330,17 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   }
   const LayerTimes& sum = slowest.per_layer_sum;
   const double m = e.microbatches;
+  const Device device = device_of(scenario);
+  const double slowdown = scenario.calibration.overlap_slowdown;
   TimeBreakdown& t = e.time;
-  t.compute_s = m * (3.0 * (sum.gemm_forward_s + sum.memory_forward_s + sum.launch_forward_s) +
-                     sum.attention_forward_s * (1.0 + kFlashBackwardRatio) + slowest.extra_s);
-  t.recompute_s = m * sum.recompute_s;
+  t.compute_s = m * (sum.gemm_forward_s + sum.gemm_backward_s + sum.attention_forward_s +
+                     sum.attention_backward_s + sum.memory_forward_s + sum.memory_backward_s +
+                     slowest.extra_s);
+  t.host_s = m * slowest.host_stall_s;
+  t.recompute_s = m * slowest.recompute_s;
   t.tp_comm_s = m * (sum.tp_forward_s + sum.tp_backward_s);
-  t.cp_comm_s = m * sum.cp_exposed_s;
-  t.ep_comm_s = m * sum.ep_exposed_s;
+  t.cp_comm_s = m * (sum.cp_forward_s + sum.cp_backward_s);
+  t.ep_comm_s = m * (sum.ep_forward_s + sum.ep_backward_s);
   const double stage_mb_s = slowest.total_s();
   t.bubble_s = p.pp > 1 ? (p.pp - 1.0) / p.vpp * stage_mb_s : 0.0;
 
@@ -335,39 +353,65 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
     // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
     t.pp_comm_s = p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
-                                  exposed_after_overlap_s(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way)
+                                  exposed_after_overlap_s(2.0 * m * p.vpp * one_way,
+                                                          2.0 * m * p.vpp * one_way, slowdown)
                             : 2.0 * (m + p.pp - 1.0) * one_way;
   }
 
-  // Data parallel: gradients reduced in fp32 (Megatron's default with bf16), weights
-  // gathered in bf16 under ZeRO; the overlap windows follow below.
+  // Data parallel. Gradients are reduced in the framework's gradient dtype; weights gathered
+  // in BF16. What overlaps with what follows the scenario's switches (model/framework.h).
+  const TrainingSpec& training = scenario.training;
+  const double grad_bytes = model_state_bytes(scenario).gradients;
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
-  const GroupPlacement dp_group = place_dp_cp_group(p, scenario.cluster.gpus_per_node);
-  const GroupPlacement edp_group =
-      place_ranks(1LL * p.tp * p.ep, 1LL * p.dp * p.cp / std::max(1, p.ep), scenario.cluster.gpus_per_node);
-  auto grad_sync = [&](double bytes_per_param) {
-    return reduce_scatter_s(bytes_per_param * params.dense, dp_group, gpu) +
-           reduce_scatter_s(bytes_per_param * params.expert, edp_group, gpu);
+  const int gpn = scenario.cluster.gpus_per_node;
+  const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
+  const GroupPlacement edp_group = place_ranks(1LL * p.tp * p.ep, 1LL * p.dp * p.cp / std::max(1, p.ep), gpn);
+  // DeepSpeed's ZeRO-3 gathers each parameter with flat all-gathers over the whole DP group:
+  // Narayanan et al. 2021 Table 2 shows its step time flat from 384 to 1,536 GPUs, as when
+  // every GPU's own NIC carries the whole (n−1)/n of the weights, not 1/k of them.
+  const bool flat_gathers = training.framework == Framework::kDeepSpeed && p.zero >= 3;
+  const GroupPlacement gather_group = flat_gathers ? place_ranks(gpn, dp_group.size, gpn) : dp_group;
+  const GroupPlacement gather_edp = flat_gathers ? place_ranks(gpn, edp_group.size, gpn) : edp_group;
+  auto reduce = [&](double bytes_per_param, const GroupPlacement& dense, const GroupPlacement& expert) {
+    return reduce_scatter_s(bytes_per_param * params.dense, dense, gpu) +
+           reduce_scatter_s(bytes_per_param * params.expert, expert, gpu);
   };
-  // Megatron overlaps gradient reduction with the last micro-batch's backward and the weight
-  // gather with the first forward only when asked (--overlap-grad-reduce/-param-gather, off
-  // by default); otherwise both run exposed after the backward pass.
-  const bool overlap = scenario.training.overlap_grad_reduce;
-  const double fwd_window = overlap ? sum.forward_s() : 0.0;
-  const double bwd_window = overlap ? sum.backward_s() : 0.0;
+  const double gradient_rs = reduce(grad_bytes, dp_group, edp_group);
+  const double weight_ag = reduce(kWeightBytesPerParam, gather_group, gather_edp);
+  const bool overlap_grads = overlaps_grad_reduce(training, p.zero);
+  const bool overlap_params =
+      training.overlap_param_gather || (training.framework == Framework::kDeepSpeed && p.zero >= 3);
+  const double mb_forward_s = slowest.forward_s;
+  const double mb_backward_s = slowest.backward_s + slowest.recompute_s;
+  auto hidden_behind = [&](bool overlap, double comm_s, double window_s) {
+    return overlap ? exposed_after_overlap_s(comm_s, window_s, slowdown) : comm_s;
+  };
   if (p.zero == 0) {
-    t.dp_comm_s = exposed_after_overlap_s(2.0 * grad_sync(4.0), bwd_window);
-  } else if (p.zero <= 2) {
-    t.dp_comm_s = exposed_after_overlap_s(grad_sync(4.0), bwd_window) + exposed_after_overlap_s(grad_sync(2.0), fwd_window);
+    // All-reduce (2× a reduce-scatter's traffic) during the last micro-batch's backward.
+    t.dp_comm_s = hidden_behind(overlap_grads, 2.0 * gradient_rs, mb_backward_s);
+  } else if (p.zero == 1) {
+    // Distributed optimizer: reduce-scatter the gradients, all-gather the updated weights.
+    t.dp_comm_s = hidden_behind(overlap_grads, gradient_rs, mb_backward_s) +
+                  hidden_behind(overlap_params, weight_ag, mb_forward_s);
+  } else if (p.zero == 2) {
+    // Gradients sharded: every micro-batch's backward reduce-scatters its gradients (no full
+    // gradient buffer is kept). Weights: gathered once per step, or, in FSDP2 without
+    // resharding after forward (torchtitan), once per micro-batch.
+    const double per_step_gathers = training.framework == Framework::kTorchtitan ? m : 1.0;
+    t.dp_comm_s = m * hidden_behind(overlap_grads, gradient_rs, mb_backward_s) +
+                  per_step_gathers * hidden_behind(overlap_params, weight_ag, mb_forward_s);
   } else {
-    // FSDP: gather weights for forward and backward, reduce-scatter gradients, per micro-batch.
-    const double per_mb = 2.0 * grad_sync(2.0) + grad_sync(4.0);
-    t.dp_comm_s = m * exposed_after_overlap_s(per_mb, stage_mb_s);
+    // FSDP / ZeRO-3: every micro-batch gathers the weights for its forward, again for a full
+    // recomputation, and for its backward, and reduce-scatters its gradients; prefetching
+    // hides them behind the micro-batch's compute.
+    const double gathers = p.recompute == Recompute::kFull ? 3.0 : 2.0;
+    const double per_mb = gathers * weight_ag + gradient_rs;
+    t.dp_comm_s = m * hidden_behind(overlap_params || overlap_grads, per_mb, mb_forward_s + mb_backward_s);
   }
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)
                                         : params.total();
-  t.optimizer_s = optimizer_step_s(opt_params, gpu);
+  t.optimizer_s = optimizer_step_s(opt_params, device);
   e.step_time_s = t.total_s();
 
   e.feasible = e.rejection_code == nullptr;

@@ -11,32 +11,53 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
                               int layer_index) {
   const ModelSpec& m = scenario.model;
   const double t = parallel.tp;
+  const double h = m.hidden;
   const double s_local = double(scenario.training.seq_len) / parallel.cp;
-  const double sbh = s_local * parallel.micro_batch * m.hidden;
+  const double sbh = s_local * parallel.micro_batch * h;
   const bool sp = parallel.sequence_parallel && parallel.tp > 1;
   if (parallel.recompute == Recompute::kFull) {
     return 2.0 * sbh / (sp ? t : 1.0);
   }
+  // Transformer Engine keeps the FP8 copy of each linear layer's input for its weight gradient
+  // (1 byte instead of 2); norms, attention inputs and activation-function inputs stay BF16.
+  const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
+  const double linear_input = fp8 ? 1.0 : 2.0;
   const double dropout = m.dropout ? 1.0 : 0.0;
-  const double replicated = 4.0 + 2.0 + 2.0 + 2.0 * dropout;
-  const double kv_ratio = double(m.kv_heads) / m.heads;
   const bool moe = is_moe_layer(m, layer_index);
-  // An MoE layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
-  const double mlp_ratio = double(moe ? double(m.moe->expert_ffn_hidden) *
-                                            (m.moe->top_k + m.moe->shared_experts)
-                                      : double(m.ffn_hidden)) /
-                           m.hidden;
-  const double mlp_inner = (m.activation == Activation::kSwiglu ? 6.0 : 4.0) * mlp_ratio;
-  double split = 2.0 + 4.0 * kv_ratio + 2.0 + mlp_inner;
+  // Units of s·b·h bytes. Replicated over TP unless SP: both norm inputs (4), the inputs of
+  // the attention block and of the MLP (2 each), the dropout masks.
+  double replicated = 4.0 + 2.0 * linear_input + 2.0 * dropout;
+  double split = 0;  // divided over TP
+  if (m.mla) {
+    // MLA: the latents feeding the up-projections (and their norms) are per token, not per
+    // head; Q, K and V are per head. Selective recomputation reruns the up-projections
+    // (Megatron's `mla_up_proj`; DeepSeek-AI 2024 §3.2.3), so Q, K and V are not kept.
+    const MlaSpec& a = *m.mla;
+    const AttentionDims dims = attention_dims(m);
+    const double latents = double(a.q_lora_rank) + a.kv_lora_rank;
+    replicated += (2.0 * latents + linear_input * latents + 2.0 * a.qk_rope_head_dim) / h;
+    const double qkv = 2.0 * dims.heads * (2.0 * dims.qk_head_dim + dims.v_head_dim) / h;
+    if (parallel.recompute == Recompute::kNone) split += qkv;
+    split += linear_input * dims.heads * dims.v_head_dim / h;  // attention output
+  } else {
+    const double kv_ratio = double(m.kv_heads) / m.heads;
+    split += 2.0 + 4.0 * kv_ratio + linear_input;  // Q, K and V, attention output
+  }
+  // The MLP's inner activations: the up-projection output (2f GeLU, 4f SwiGLU) kept for the
+  // activation's backward, and the activation output (f) feeding the down-projection. An MoE
+  // layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
+  const double mlp_ratio = (moe ? double(m.moe->expert_ffn_hidden) * (m.moe->top_k + m.moe->shared_experts)
+                                : double(m.ffn_hidden)) / h;
+  const double up_output = m.activation == Activation::kSwiglu ? 4.0 : 2.0;
+  split += (up_output + linear_input) * mlp_ratio;
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
   // gradient) and the k expert outputs before the probability-weighted combine (kept for the
-  // router's gradient), 2 bytes each: 4·k·h per token. Expert-TP all-gathers the tokens of
-  // its group before the expert GEMMs, so this part is not divided by t.
-  const double dispatch = moe ? 4.0 * m.moe->top_k : 0.0;
-  const bool scores_kept = !scenario.training.flash_attention &&
-                           parallel.recompute == Recompute::kNone;
+  // router's gradient). Expert-TP all-gathers the tokens of its group before the expert GEMMs,
+  // so this part is not divided by t.
+  const double dispatch = moe ? (linear_input + 2.0) * m.moe->top_k : 0.0;
+  const bool scores_kept = !scenario.training.flash_attention && parallel.recompute == Recompute::kNone;
   if (scores_kept) {
-    split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / m.hidden;
+    split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / h;
   }
   return sbh * ((sp ? (replicated + split) / t : replicated + split / t) + dispatch);
 }
@@ -80,6 +101,14 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   return out;
 }
 
+ModelStateBytes model_state_bytes(const Scenario& scenario) {
+  ModelStateBytes b;
+  b.gradients = scenario.training.grad_reduce_in_fp32 ? 4.0 : 2.0;
+  const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
+  if (fp8) b.fp8_weight_copies = 2.0;
+  return b;
+}
+
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                          const StageSplit& split, int stage) {
   StageMemory mem;
@@ -93,16 +122,21 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
     return bytes_per_param * (params.dense / (shard ? dense_shards : 1.0) +
                               params.expert / (shard ? expert_shards : 1.0));
   };
-  mem.weights_bytes = sharded(kWeightBytesPerParam, 3);
-  mem.gradients_bytes = sharded(kGradientBytesPerParam, 2);
-  mem.optimizer_bytes = sharded(kOptimizerBytesPerParam, 1);
+  const ModelStateBytes bytes = model_state_bytes(scenario);
+  mem.weights_bytes = sharded(bytes.weights, 3);
+  mem.gradients_bytes = sharded(bytes.gradients, 2);
+  mem.optimizer_bytes = sharded(bytes.optimizer, 1);
+  // A layer is a transformer layer: the embedding and LM head are not spread over the stage's
+  // layers (that made the ZeRO-3 buffer, and memory, grow with pp).
+  const double layer = (params.total() - params.embedding_and_head) /
+                       std::max(1, split.layers_on_stage(stage, parallel.pp));
   if (parallel.zero >= 3) {
-    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights. A layer
-    // is a transformer layer: the embedding and LM head are not spread over the stage's
-    // layers (that made the buffer, and memory, grow with pp under ZeRO-3).
-    const double layer = (params.total() - params.embedding_and_head) /
-                         std::max(1, split.layers_on_stage(stage, parallel.pp));
-    mem.weights_bytes += 2.0 * kWeightBytesPerParam * layer;
+    // FSDP gathers one layer's weights ahead of use: keep two layers' full weights (and their
+    // FP8 copies).
+    mem.weights_bytes += 2.0 * (bytes.weights + bytes.fp8_weight_copies) * layer;
+  } else {
+    // The output layer is not a TE module: no FP8 copy of the embedding and head.
+    mem.weights_bytes += bytes.fp8_weight_copies * (params.total() - params.embedding_and_head);
   }
 
   const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);

@@ -3,6 +3,7 @@
 /// serialisation of results. Human units (GB, TFLOP/s, GB/s) are converted here and only here.
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +53,7 @@ class InputError : public std::runtime_error {
 struct PresetCatalog {
   std::map<std::string, ModelSpec> models;
   std::map<std::string, GpuSpec> gpus;
+  Calibration calibration;
 };
 
 /// Parses the embedded preset files. Pure; cheap enough to call per request.
@@ -65,6 +67,17 @@ ModelSpec parse_model(const nlohmann::json& value, const std::string& path);
 
 /// Parses a GPU object (custom GPU spec) at `path`.
 GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path);
+
+/// Parses the calibration document (core/presets/calibration/calibration.json).
+Calibration parse_calibration(const nlohmann::json& document, const std::string& path);
+
+/// The calibration document with `calibration`'s values (what pplan_calibrate writes back):
+/// `document`'s sources and structure, every "value" replaced.
+nlohmann::ordered_json calibration_to_json(const Calibration& calibration,
+                                           const nlohmann::ordered_json& document);
+
+/// "megatron-core" | "megatron-lm" | "deepspeed" | "torchtitan" → Framework; nullopt otherwise.
+std::optional<Framework> framework_from_name(const std::string& name);
 
 /// JSON of a complete parallel config, with the scenario's input keys.
 nlohmann::ordered_json parallel_to_json(const ParallelConfig& parallel);

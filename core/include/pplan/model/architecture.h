@@ -15,8 +15,20 @@ double padded_vocab(const ModelSpec& model, int tp);
 /// Head dimension d = hidden / heads.
 double head_dim(const ModelSpec& model);
 
-/// Q, K, V and output projection weights of one layer: h·(2h + 2·kv·d) (GQA-aware).
+/// Q, K, V and output projection weights of one layer: h·(2h + 2·kv·d) (GQA-aware). With MLA
+/// (DeepSeek-AI 2024, DeepSeek-V3 §2.1.1): h·q_lora + q_lora·a·(d_nope + d_rope) + h·(kv_lora +
+/// d_rope) + kv_lora·a·(d_nope + d_v) + a·d_v·h, plus the two latent norms. DeepSeek-V3:
+/// 187.1M per layer.
 double attention_params_per_layer(const ModelSpec& model);
+
+/// What the attention core of one layer computes: heads, and the query/key and value widths
+/// of one head (d, d for multi-head and GQA; d_nope + d_rope and d_v for MLA).
+struct AttentionDims {
+  double heads = 0;
+  double qk_head_dim = 0;
+  double v_head_dim = 0;
+};
+AttentionDims attention_dims(const ModelSpec& model);
 
 /// Dense MLP weights of one layer: 2·h·f (GeLU) or 3·h·f (SwiGLU).
 double dense_mlp_params_per_layer(const ModelSpec& model);
@@ -52,7 +64,7 @@ double active_params(const ModelSpec& model, int seq_len, int tp = 1);
 /// Forward FLOPs of one layer for `tokens` tokens of a `seq_len` sequence, split into parts.
 struct LayerFlops {
   double projections = 0;     ///< QKV + output projection GEMMs
-  double attention_core = 0;  ///< QK^T and A·V, full (non-causal) count
+  double attention_core = 0;  ///< QK^T and A·V: 2·a·(d_qk + d_v)·s per token, full (non-causal)
   double mlp = 0;             ///< MLP GEMMs (active experts only for MoE)
   double router = 0;          ///< MoE router GEMM
   double total() const { return projections + attention_core + mlp + router; }

@@ -18,10 +18,6 @@ inline constexpr double kNetworkEfficiency = 0.92;
 inline constexpr double kNvlinkLatencyS = 5e-6;
 inline constexpr double kNetworkLatencyS = 10e-6;
 
-/// Share of overlapped communication time that still slows compute: NCCL runs its channels
-/// on SMs (16–32 of 108–132) and streams through HBM beside the GEMMs it overlaps with.
-/// An assumption, stated; it matters only where overlap is enabled.
-inline constexpr double kOverlapSlowdown = 0.3;
 /// Message size at which a collective reaches half its large-message bandwidth. nccl-tests
 /// bus bandwidth on 8-GPU NVLink nodes climbs from ~20% at 1 MB to ~90% near 64 MB
 /// (ml-engineering network/README.md, 8xA100 nccl-tests: busbw 18 GB/s at 1 MiB, 172 at 64 MiB, 235 at 16 GiB); 8 MB reproduces that ramp.
@@ -34,7 +30,8 @@ inline constexpr double kHalfBandwidthBytes = 8e6;
  *   tokens = seq_len/cp · micro_batch (per GPU, before TP);
  *   TP: one all-reduce (or all-gather + reduce-scatter with SP) of tokens·h·2 bytes, 2 per layer
  *       per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022 §4.2.2);
- *   CP: one ring step passes the chunk's K and V: tokens·2·kv_width/t·2 bytes;
+ *   CP: one ring step passes the chunk's K and V: tokens·(k_width + v_width)/t·2 bytes
+ *       (kv_heads·d each for MHA/GQA; heads·(d_nope + d_rope) and heads·d_v for MLA);
  *   EP: one all-to-all dispatch (or combine): tokens·top_k·h·2/t bytes;
  *   PP: one activation (or its gradient) per TP rank: tokens·h·2/t bytes (Narayanan et al. 2021
  *       §4.1 scatter/gather).
@@ -52,8 +49,9 @@ struct MessageSizes {
 MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel);
 
 /// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
-/// exceeds the window, plus kOverlapSlowdown of the overlapped part.
-double exposed_after_overlap_s(double comm_s, double window_s);
+/// exceeds the window, plus `slowdown` of the overlapped part (NCCL runs its channels on SMs
+/// and streams through HBM beside the kernels it hides behind; Calibration::overlap_slowdown).
+double exposed_after_overlap_s(double comm_s, double window_s, double slowdown);
 
 /// The achievable bandwidth and per-step latency of one class of link.
 struct Link {

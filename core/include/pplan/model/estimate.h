@@ -26,6 +26,7 @@ struct MemoryEstimate {
 /// Where one step's time goes, seconds. Sums to step_time_s.
 struct TimeBreakdown {
   double compute_s = 0;    ///< forward + backward of every micro-batch on the slowest stage
+  double host_s = 0;       ///< the GPU waiting for the host to issue kernels
   double recompute_s = 0;  ///< activation recomputation
   double tp_comm_s = 0;    ///< exposed TP/SP collectives (NVLink)
   double cp_comm_s = 0;    ///< exposed CP ring exchange

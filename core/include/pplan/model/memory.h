@@ -8,10 +8,29 @@
 
 namespace pplan {
 
-/// Bytes per parameter of mixed-precision Adam (Rajbhandari et al. 2020 §3.1).
+/// Bytes per parameter of mixed-precision Adam as the method counts them (16 in all;
+/// Rajbhandari et al. 2020 §3.1). The exact figures follow the framework: model_state_bytes.
 inline constexpr double kWeightBytesPerParam = 2.0;     ///< bf16 weights
 inline constexpr double kGradientBytesPerParam = 2.0;   ///< bf16 gradients
 inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, momentum, variance
+
+/// Bytes per parameter a framework holds, before sharding.
+struct ModelStateBytes {
+  double weights = kWeightBytesPerParam;
+  double gradients = kGradientBytesPerParam;
+  double optimizer = kOptimizerBytesPerParam;
+  /// FP8 copies of the weights Transformer Engine keeps beside the BF16 ones (the weight and
+  /// its transpose, one byte each), for the parameters of the layers a GPU holds.
+  double fp8_weight_copies = 0;
+};
+
+/**
+ * The framework's bytes per parameter: BF16 weights (2), gradients in fp32 (4, Megatron-LM's
+ * main grads with --bf16: 18 bytes in all, Megatron-LM docs dist_optimizer.md) or BF16 (2, the
+ * NVIDIA recipes' grad_reduce_in_fp32 = False, DeepSpeed's default grad_accum_dtype), fp32
+ * master weights and Adam moments (12), and with FP8 the TE weight copies (2).
+ */
+ModelStateBytes model_state_bytes(const Scenario& scenario);
 /// Held back on every GPU for the CUDA context (~0.5–1 GB), cuBLAS/NCCL workspaces and
 /// buffers, and allocator fragmentation. An assumption, stated: a few GB in practice.
 inline constexpr double kReservedBytes = 3e9;

@@ -1,0 +1,62 @@
+#pragma once
+/// The training stack. The same model runs at different speeds, and holds different memory, in
+/// Megatron-Core, DeepSpeed or torchtitan: each framework sets the defaults of the switches in
+/// TrainingSpec (specs.h), and the scenario may override each one (`training.<switch>`).
+///
+/// | switch               | megatron-core (NVIDIA recipes) | megatron-lm (pretrain_gpt.py) | deepspeed (Megatron-DeepSpeed) | torchtitan (FSDP2) |
+/// |----------------------|--------------------|----------------------|---------------------|------------------|
+/// | tp_comm_overlap      | on with SP [1]     | off [2]              | off [5]             | off [7]          |
+/// | overlap_grad_reduce  | on [1]             | off [2]              | off, on with ZeRO-3 [6] | on [7]       |
+/// | overlap_param_gather | on [1]             | off [2]              | off, on with ZeRO-3 [6] | on [7]       |
+/// | grad_reduce_in_fp32  | off [1]            | on [3]               | off (bf16) [6]      | on [7]           |
+/// | flash_attention      | on                 | on; off on Ampere [4] | off [5]            | on [7]           |
+/// | host cost per kernel | fused TE kernels   | fused TE kernels     | eager PyTorch + apex [5] | eager PyTorch [7] |
+///
+/// [1] NVIDIA-NeMo/Megatron-Bridge 067f987d src/megatron/bridge/recipes/common.py
+///     `_pretrain_common` (distributed optimizer, overlap_grad_reduce, overlap_param_gather) and
+///     perf_recipes/_common.py `_benchmark_common` (grad_reduce_in_fp32 = False); NeMo 2.0 llama
+///     recipes set tp_comm_overlap = True with sequence parallelism (NVIDIA/NeMo 8cfedd72
+///     nemo/collections/llm/recipes/llama3_70b.py).
+/// [2] NVIDIA/Megatron-LM d98e8a64 megatron/training/arguments.py: --overlap-grad-reduce,
+///     --overlap-param-gather and --tp-comm-overlap default off.
+/// [3] same file: with --bf16, accumulate_allreduce_grads_in_fp32 is forced on (fp32 main grads).
+/// [4] The Ampere runs pplan is validated against (Narayanan et al. 2021, Korthikanti et al.
+///     2022) predate FlashAttention in Megatron: they used the fused scale-mask-softmax path.
+/// [5] deepspeedai/Megatron-DeepSpeed 4efb479d megatron/arguments.py: --use-flash-attn-v2 off by
+///     default, no TE userbuffers; its kernels are eager PyTorch with apex fusions.
+/// [6] deepspeedai/DeepSpeed edaa7221 deepspeed/runtime/zero/config.py: overlap_comm defaults to
+///     true only for stage 3; deepspeed/runtime/constants.py GRAD_ACCUM_DTYPE_DEFAULT = None, so
+///     gradients accumulate in the model's dtype (bf16) unless data_types.grad_accum_dtype is set.
+/// [7] pytorch/torchtitan b5bcd76c torchtitan/config/configs.py: mixed_precision_reduce float32,
+///     compile (and so async TP) off by default; FSDP2 prefetches the next all-gather and overlaps
+///     the reduce-scatter (torchtitan/distributed/fsdp.py); attention through SDPA (flash/cuDNN).
+
+#include <string_view>
+
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// "megatron-core" | "megatron-lm" | "deepspeed" | "torchtitan".
+const char* framework_name(Framework framework);
+
+/// The framework a scenario runs on when it names none: Megatron-LM as the published Ampere
+/// runs used it, NVIDIA's Megatron-Core recipes on Hopper and newer.
+Framework default_framework(const GpuSpec& gpu);
+
+/// The switches of `training` set to `framework`'s defaults (the fields above), for `gpu` and
+/// `zero` (DeepSpeed's overlap depends on the ZeRO stage). Precision, sequence length, batch
+/// and token budget are left as they are.
+TrainingSpec with_framework_defaults(TrainingSpec training, Framework framework, const GpuSpec& gpu);
+
+/// Whether DP communication overlaps compute for this ZeRO stage under the scenario's switches:
+/// DeepSpeed overlaps only under ZeRO-3 unless overlap_comm is set; others follow the switch.
+bool overlaps_grad_reduce(const TrainingSpec& training, int zero);
+
+/// Kernels one transformer layer launches in its forward pass (the host's work, model/kernels.h):
+/// Transformer Engine fuses norm+GEMM, bias+activation and attention (~12 launches); eager
+/// PyTorch with apex fusions launches ~22 (Megatron-DeepSpeed's GPT block with dropout);
+/// torchtitan's eager Llama block ~18.
+double kernels_per_layer_forward(Framework framework);
+
+}  // namespace pplan

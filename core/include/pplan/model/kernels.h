@@ -1,0 +1,68 @@
+#pragma once
+/// Kernel times on one GPU, from shapes, bytes and the GPU's measured rates: GEMMs (tile and
+/// wave quantization plus an HBM roofline), attention (flash kernels by sequence length and
+/// head dim, or the unfused batched-GEMM path), streaming kernels, and the host's launch cost.
+
+#include "pplan/model/calibration.h"
+#include "pplan/specs.h"
+
+namespace pplan {
+
+/// What kernel timing reads of one GPU: its spec and the constants of its architecture.
+struct Device {
+  const GpuSpec& gpu;
+  const Calibration& calibration;
+  const ArchitectureCalibration& arch;
+  int sm_count() const;
+  double mamf_fraction(Precision precision) const;
+};
+
+/// The device of a scenario's GPU.
+Device device_of(const Scenario& scenario);
+
+/// Dense peak FLOP/s for a precision (FP8 falls back to BF16 on a GPU without FP8).
+double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
+
+/**
+ * Seconds for `batch` GEMMs of (m × k) · (k × n), each 2mnk FLOPs.
+ * Compute: peak · MAMF fraction · gemm_in_step, divided by the tile and wave utilisation of
+ * 128×256 output tiles (the better of the two orientations) on the GPU's SMs, split-K filling
+ * the GPU when there are fewer tiles than SMs (NVIDIA, "Matrix Multiplication Background User's
+ * Guide" §3.1–3.2, tile and wave quantization). Memory: operands (2 bytes in BF16, 1 in FP8)
+ * and the BF16 result cross HBM once, added to the compute time, not hidden behind it.
+ * Checked against DeepGEMM's published H800 FP8 table (deepseek-ai/DeepGEMM README at 55ab91f):
+ * 4096×24576×1536 comes out at 1128 TFLOP/s (published 1125), 4096×2112×7168 at 992 (1009).
+ */
+double gemm_s(double m, double n, double k, const Device& device, Precision precision,
+              double batch = 1.0);
+
+/**
+ * Forward seconds of flash attention for `queries` query tokens, each attending to `keys`
+ * keys (causal: half of them on average), `heads` heads of `qk_dim`/`v_dim` dims: executed
+ * FLOPs 2·queries·heads·(qk_dim + v_dim)·keys·(½ if causal) at
+ *   peak_bf16 · attention_peak_fraction · keys / (keys + attention_half_keys) · head-dim factor,
+ * head-dim factor = 1.25·d/(d + 32) (1 at d = 128, 0.83 at 64, 1.11 at 256). Sources: Shah et
+ * al. 2024 (FlashAttention-3) Fig. 5–7 causal curves on H100 (292 → 616 TFLOP/s from 512 to
+ * 16K tokens at d = 128); Dao 2023 (FlashAttention-2) on A100.
+ */
+double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
+                                 double v_dim, bool causal, const Device& device);
+
+/// Backward of the same: 2.5× the forward FLOPs (dQ, dK, dV plus the recomputed scores; Dao
+/// 2023 §3.2) at attention_backward_ratio of the forward rate.
+double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
+                                  double v_dim, bool causal, const Device& device);
+
+/// Seconds to stream `bytes` through HBM at the measured share of its bandwidth.
+double stream_s(double bytes, const Device& device);
+
+/**
+ * A layer pass whose GPU work takes `gpu_s` while the host needs `host_s` to issue its
+ * kernels: the host runs ahead, so the GPU idles only when the host falls behind.
+ * (gpu³ + host³)^(1/3): the longer of the two, softened where they are close (vTrain's
+ * single-node runs: a 1024-wide GPT layer at micro-batch 1, 2, 4, 8 takes 3.6, 4.2, 6.7,
+ * 11.6 ms, a flat ~3.6 ms host floor meeting ~1.45 ms of GPU work per sequence).
+ */
+double with_host_s(double gpu_s, double host_s);
+
+}  // namespace pplan

@@ -1,0 +1,71 @@
+#include "pplan/model/framework.h"
+
+namespace pplan {
+
+const char* framework_name(Framework framework) {
+  switch (framework) {
+    case Framework::kMegatronCore: return "megatron-core";
+    case Framework::kMegatronLm: return "megatron-lm";
+    case Framework::kDeepSpeed: return "deepspeed";
+    case Framework::kTorchtitan: return "torchtitan";
+  }
+  return "megatron-core";
+}
+
+Framework default_framework(const GpuSpec& gpu) {
+  return gpu.architecture == "ampere" ? Framework::kMegatronLm : Framework::kMegatronCore;
+}
+
+TrainingSpec with_framework_defaults(TrainingSpec t, Framework framework, const GpuSpec& gpu) {
+  t.framework = framework;
+  const bool ampere = gpu.architecture == "ampere";
+  switch (framework) {
+    case Framework::kMegatronCore:
+      t.flash_attention = true;
+      t.tp_comm_overlap = true;  // applied only with sequence parallelism (compute.cpp)
+      t.overlap_grad_reduce = true;
+      t.overlap_param_gather = true;
+      t.grad_reduce_in_fp32 = false;
+      break;
+    case Framework::kMegatronLm:
+      t.flash_attention = !ampere;
+      t.tp_comm_overlap = false;
+      t.overlap_grad_reduce = false;
+      t.overlap_param_gather = false;
+      t.grad_reduce_in_fp32 = true;
+      break;
+    case Framework::kDeepSpeed:
+      t.flash_attention = false;
+      t.tp_comm_overlap = false;
+      t.overlap_grad_reduce = false;  // DeepSpeed turns it on for ZeRO-3 (overlaps_grad_reduce)
+      t.overlap_param_gather = false;
+      t.grad_reduce_in_fp32 = false;
+      break;
+    case Framework::kTorchtitan:
+      t.flash_attention = true;
+      t.tp_comm_overlap = false;
+      t.overlap_grad_reduce = true;
+      t.overlap_param_gather = true;
+      t.grad_reduce_in_fp32 = true;
+      break;
+  }
+  t.cuda_graphs = false;
+  t.fp8_recipe = Fp8Recipe::kDelayed;
+  return t;
+}
+
+bool overlaps_grad_reduce(const TrainingSpec& training, int zero) {
+  return training.overlap_grad_reduce || (training.framework == Framework::kDeepSpeed && zero >= 3);
+}
+
+double kernels_per_layer_forward(Framework framework) {
+  switch (framework) {
+    case Framework::kMegatronCore:
+    case Framework::kMegatronLm: return 12.0;
+    case Framework::kDeepSpeed: return 22.0;
+    case Framework::kTorchtitan: return 18.0;
+  }
+  return 12.0;
+}
+
+}  // namespace pplan

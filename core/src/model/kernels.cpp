@@ -1,0 +1,110 @@
+#include "pplan/model/kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pplan {
+
+namespace {
+
+/// Output tiles of one GEMM kernel (rows × columns). Hopper's and Blackwell's WGMMA kernels and
+/// Ampere's cuBLAS kernels all run 128×256 and 256×128 tiles for large training GEMMs.
+constexpr double kTileShort = 128.0;
+constexpr double kTileLong = 256.0;
+/// Split-K keeps each slice at least this deep, so that it still streams its operands.
+constexpr double kMinSplitDepth = 512.0;
+
+/// Share of the GPU's math a (m × n) output keeps busy with (tile_m × tile_n) tiles.
+double tile_utilisation(double m, double n, double k, double tile_m, double tile_n, double batch,
+                        int sms) {
+  const double tiles_m = std::ceil(m / tile_m);
+  const double tiles_n = std::ceil(n / tile_n);
+  const double tile_share = (m * n) / (tiles_m * tile_m * tiles_n * tile_n);
+  double tiles = tiles_m * tiles_n * batch;
+  if (tiles < sms) {
+    // Split-K: slice the reduction so that every SM gets work.
+    const double split = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / kMinSplitDepth)));
+    tiles *= split;
+  }
+  const double waves = std::ceil(tiles / sms);
+  return tile_share * tiles / (waves * sms);
+}
+
+/// (1 + r³)^(1/3) for r in [0, 1] by Newton's method: only +, ·, / so the wasm engine and the
+/// CLI agree to the last bit (std::cbrt and std::pow are not correctly rounded everywhere).
+double cube_root_one_plus_cube(double r) {
+  const double target = 1.0 + r * r * r;
+  double y = 1.0 + r * r * r / 3.0;
+  for (int i = 0; i < 6; ++i) y -= (y * y * y - target) / (3.0 * y * y);
+  return y;
+}
+
+}  // namespace
+
+int Device::sm_count() const { return gpu.sm_count > 0 ? gpu.sm_count : arch.sm_count; }
+
+double Device::mamf_fraction(Precision precision) const {
+  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0) {
+    return gpu.mamf_fraction_fp8 > 0 ? gpu.mamf_fraction_fp8 : arch.mamf_fraction_fp8;
+  }
+  return gpu.mamf_fraction_bf16 > 0 ? gpu.mamf_fraction_bf16 : arch.mamf_fraction_bf16;
+}
+
+Device device_of(const Scenario& scenario) {
+  const GpuSpec& gpu = scenario.cluster.gpu;
+  return Device{gpu, scenario.calibration,
+                architecture_calibration(scenario.calibration, gpu.architecture.c_str())};
+}
+
+double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
+  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0) return gpu.fp8_flops_per_s;
+  return gpu.bf16_flops_per_s;
+}
+
+double gemm_s(double m, double n, double k, const Device& device, Precision precision,
+              double batch) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0.0;
+  const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
+  const double rate = peak_flops_per_s(device.gpu, precision) * device.mamf_fraction(precision) *
+                      device.arch.gemm_in_step * device.gpu.legacy_gemm_scale;
+  const int sms = device.sm_count();
+  const double utilisation =
+      std::max(tile_utilisation(m, n, k, kTileShort, kTileLong, batch, sms),
+               tile_utilisation(m, n, k, kTileLong, kTileShort, batch, sms));
+  const double compute_s = 2.0 * m * n * k * batch / (rate * utilisation);
+  const double operand_bytes = fp8 ? 1.0 : 2.0;
+  const double bytes = batch * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
+  return compute_s + bytes / device.gpu.hbm_bytes_per_s;
+}
+
+static double flash_rate(double keys, double qk_dim, const Device& device) {
+  const ArchitectureCalibration& a = device.arch;
+  const double head_dim_factor = 1.25 * qk_dim / (qk_dim + 32.0);
+  return device.gpu.bf16_flops_per_s * a.attention_peak_fraction * a.attention_in_step *
+         device.gpu.legacy_attention_scale * keys / (keys + a.attention_half_keys) * head_dim_factor;
+}
+
+double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
+                                 double v_dim, bool causal, const Device& device) {
+  if (queries <= 0 || keys <= 0 || heads <= 0) return 0.0;
+  const double executed = 2.0 * queries * heads * (qk_dim + v_dim) * keys * (causal ? 0.5 : 1.0);
+  return executed / flash_rate(keys, qk_dim, device);
+}
+
+double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
+                                  double v_dim, bool causal, const Device& device) {
+  return 2.5 * flash_attention_forward_s(queries, keys, heads, qk_dim, v_dim, causal, device) /
+         device.arch.attention_backward_ratio;
+}
+
+double stream_s(double bytes, const Device& device) {
+  return bytes / (device.gpu.hbm_bytes_per_s * device.calibration.hbm_efficiency);
+}
+
+double with_host_s(double gpu_s, double host_s) {
+  const double longer = std::max(gpu_s, host_s);
+  if (longer <= 0) return 0.0;
+  return longer * cube_root_one_plus_cube(std::min(gpu_s, host_s) / longer);
+}
+
+}  // namespace pplan
