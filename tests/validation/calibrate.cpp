@@ -17,6 +17,7 @@ const std::vector<FittedConstant>& fitted_constants() {
       // Hopper and Blackwell runs use flash attention in the public data.
       {"attention_in_step", [](Calibration& c) { return &c.hopper.attention_in_step; }, 0.3, 1.5},
       {"host_kernel_s", [](Calibration& c) { return &c.host_kernel_s; }, 1e-6, 2e-4},
+      {"host_collective_s", [](Calibration& c) { return &c.host_collective_s; }, 1e-6, 1e-3},
       {"overlap_slowdown", [](Calibration& c) { return &c.overlap_slowdown; }, 0.0, 1.0},
   };
   return kConstants;

@@ -128,6 +128,9 @@ struct ParallelConfig {
   int micro_batch = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
+  /// With full recompute: layers recomputed in each model chunk, the rest keep their
+  /// activations (Megatron --recompute-method block --recompute-num-layers N); 0 = every layer.
+  int recompute_layers = 0;
   int zero = 0;  ///< 0 plain DP, 1 optimizer sharded, 2 + gradients, 3 + weights (FSDP)
   /// Uneven pipeline split: layers on the first/last stage; 0 = chosen automatically.
   int first_stage_layers = 0;
@@ -137,7 +140,7 @@ struct ParallelConfig {
 /// The parts of a strategy the user pinned; everything unset is searched.
 struct ParallelConstraints {
   std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
-  std::optional<int> first_stage_layers, last_stage_layers;
+  std::optional<int> first_stage_layers, last_stage_layers, recompute_layers;
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;
 };

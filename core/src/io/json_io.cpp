@@ -304,6 +304,7 @@ struct GlobalField {
 };
 const GlobalField kGlobalFields[] = {
     {"host_kernel_s", &Calibration::host_kernel_s},
+    {"host_collective_s", &Calibration::host_collective_s},
     {"overlap_slowdown", &Calibration::overlap_slowdown},
     {"hbm_efficiency", &Calibration::hbm_efficiency},
 };
@@ -553,6 +554,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     c.sequence_parallel = r.optional_boolean("sequence_parallel");
     if (auto rc = r.optional_choice("recompute", kRecomputes)) c.recompute = static_cast<Recompute>(*rc);
     c.zero = r.optional_integer("zero", 0, 3);
+    c.recompute_layers = r.optional_integer("recompute_layers", 1, s.model.layers);
     c.first_stage_layers = r.optional_integer("first_stage_layers", 1, s.model.layers);
     c.last_stage_layers = r.optional_integer("last_stage_layers", 1, s.model.layers);
     r.finish();
@@ -587,6 +589,7 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   j["micro_batch"] = p.micro_batch;
   j["sequence_parallel"] = p.sequence_parallel;
   j["recompute"] = recompute_name(p.recompute);
+  if (p.recompute == Recompute::kFull && p.recompute_layers > 0) j["recompute_layers"] = p.recompute_layers;
   j["zero"] = p.zero;
   if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
   if (p.last_stage_layers > 0) j["last_stage_layers"] = p.last_stage_layers;

@@ -187,7 +187,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kTp);
     const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, device.gpu);
-    collectives_per_pass += 4;
+    collectives_per_pass += sp ? 4 : 2;
     if (sp && training.tp_comm_overlap) {
       lt.tp_forward_s = exposed_after_overlap_s(per_pass, lt.gemm_forward_s, slowdown);
       lt.tp_backward_s = exposed_after_overlap_s(per_pass, lt.gemm_backward_s, slowdown);
@@ -220,10 +220,12 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // The host issues every kernel: the framework's count per layer, FP8 casts, MoE routing and
   // permutation, collectives. CUDA graphs replay them without the host.
   const double kernels = kernels_per_layer_forward(training.framework) + (fp8 ? 6.0 : 0.0) +
-                         (moe ? 8.0 : 0.0) + collectives_per_pass;
-  const double per_kernel_s = training.cuda_graphs ? 0.0 : scenario.calibration.host_kernel_s;
-  lt.host_forward_s = kernels * per_kernel_s;
-  lt.host_backward_s = 2.0 * kernels * per_kernel_s;
+                         (moe ? 8.0 : 0.0);
+  const Calibration& cal = scenario.calibration;
+  const double pass_host_s =
+      training.cuda_graphs ? 0.0 : kernels * cal.host_kernel_s + collectives_per_pass * cal.host_collective_s;
+  lt.host_forward_s = pass_host_s;
+  lt.host_backward_s = 2.0 * pass_host_s;
 
   // Recomputation: full reruns the whole forward; selective reruns the attention core
   // (Korthikanti et al. 2022 §5). Their FLOPs count toward HFU at the model level (estimate.cpp).

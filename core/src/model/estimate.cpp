@@ -44,6 +44,7 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.sequence_parallel = c.sequence_parallel.value_or(p.tp > 1);
   p.recompute = c.recompute.value_or(Recompute::kNone);
   p.zero = c.zero.value_or(0);
+  p.recompute_layers = c.recompute_layers.value_or(0);
   p.first_stage_layers = c.first_stage_layers.value_or(0);
   p.last_stage_layers = c.last_stage_layers.value_or(0);
   return p;
@@ -220,6 +221,12 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
   StageTime st;
   accumulate(st, dense, layers - moe_layers);
   accumulate(st, moe, moe_layers);
+  // Partial full recomputation reruns only its share of the stage's layers.
+  if (p.recompute == Recompute::kFull) {
+    const double share = recomputed_share(p, layers);
+    st.recompute_s *= share;
+    st.per_layer_sum.recompute_s *= share;
+  }
   if (stage == p.pp - 1) st.extra_s = lm_head_times_s(scenario, p);
   return st;
 }
@@ -393,6 +400,12 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     // Distributed optimizer: reduce-scatter the gradients, all-gather the updated weights.
     t.dp_comm_s = hidden_behind(overlap_grads, gradient_rs, mb_backward_s) +
                   hidden_behind(overlap_params, weight_ag, mb_forward_s);
+  } else if (defers_gradient_sync(training, p)) {
+    // FSDP2 under PyTorch's pipeline schedules skips the gradient sync and keeps the weights
+    // unsharded on all but the last micro-batch (torch.distributed.pipelining
+    // backward_maybe_with_nosync): one gather and one reduce-scatter per step.
+    t.dp_comm_s = hidden_behind(overlap_grads, gradient_rs, mb_backward_s) +
+                  hidden_behind(overlap_params, weight_ag, mb_forward_s);
   } else if (p.zero == 2) {
     // Gradients sharded: every micro-batch's backward reduce-scatters its gradients (no full
     // gradient buffer is kept). Weights: gathered once per step, or, in FSDP2 without
@@ -430,7 +443,19 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     auto part = [&](const LayerFlops& f) {
       return p.recompute == Recompute::kFull ? f.total() : f.attention_core;
     };
-    recompute_flops = (model.layers - moe_layers) * part(dense_f) + moe_layers * part(moe_f);
+    // Partial recomputation: the recomputed layers of every stage, first, middle and last.
+    double share = 1.0;
+    if (p.recompute == Recompute::kFull && p.recompute_layers > 0) {
+      double recomputed = 0;
+      for (int stage : {0, 1, p.pp - 1}) {
+        if (stage >= p.pp || (stage == 1 && p.pp < 3)) continue;
+        const int layers = e.split.layers_on_stage(stage, p.pp);
+        const double count = stage == 1 ? p.pp - 2.0 : 1.0;
+        recomputed += count * recomputed_share(p, layers) * layers;
+      }
+      share = recomputed / model.layers;
+    }
+    recompute_flops = share * ((model.layers - moe_layers) * part(dense_f) + moe_layers * part(moe_f));
   }
   e.hardware_flops_per_step = e.model_flops_per_step + recompute_flops;
   const double gpus = scenario.cluster.gpus;

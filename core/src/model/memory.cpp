@@ -4,6 +4,7 @@
 
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
+#include "pplan/model/framework.h"
 
 namespace pplan {
 
@@ -117,12 +118,17 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
   const double dense_shards = double(parallel.dp) * parallel.cp;
   const double expert_shards = std::max(1.0, dense_shards / parallel.ep);
+  // FSDP2 under a pipeline keeps gradients and weights unsharded through the step.
+  const bool deferred = defers_gradient_sync(scenario.training, parallel);
   auto sharded = [&](double bytes_per_param, int from_stage) {
-    const bool shard = parallel.zero >= from_stage;
+    const bool shard = parallel.zero >= from_stage && !(deferred && from_stage >= 2);
     return bytes_per_param * (params.dense / (shard ? dense_shards : 1.0) +
                               params.expert / (shard ? expert_shards : 1.0));
   };
-  const ModelStateBytes bytes = model_state_bytes(scenario);
+  ModelStateBytes bytes = model_state_bytes(scenario);
+  // Deferred sync accumulates the unsharded gradients in the compute dtype (BF16) until the
+  // last micro-batch reduces them in fp32 (assumption, stated: FSDP2's mixed-precision policy).
+  if (deferred) bytes.gradients = kGradientBytesPerParam;
   mem.weights_bytes = sharded(bytes.weights, 3);
   mem.gradients_bytes = sharded(bytes.gradients, 2);
   mem.optimizer_bytes = sharded(bytes.optimizer, 1);
@@ -130,7 +136,7 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   // layers (that made the ZeRO-3 buffer, and memory, grow with pp).
   const double layer = (params.total() - params.embedding_and_head) /
                        std::max(1, split.layers_on_stage(stage, parallel.pp));
-  if (parallel.zero >= 3) {
+  if (parallel.zero >= 3 && !deferred) {
     // FSDP gathers one layer's weights ahead of use: keep two layers' full weights (and their
     // FP8 copies).
     mem.weights_bytes += 2.0 * (bytes.weights + bytes.fp8_weight_copies) * layer;
@@ -143,9 +149,19 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   const int layers = split.layers_on_stage(stage, parallel.pp);
   // Dense and MoE layers keep different activations; weight them by their share of the stage.
   const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
-  double per_layer = layer_activation_bytes(scenario, parallel, 0);
+  // Partial recomputation: the recomputed share keeps only layer inputs, the rest everything.
+  const double share = recomputed_share(parallel, layers);
+  ParallelConfig kept = parallel;
+  kept.recompute = Recompute::kNone;
+  auto layer_bytes = [&](int layer_index) {
+    if (share <= 0) return layer_activation_bytes(scenario, parallel, layer_index);
+    const double recomputed = layer_activation_bytes(scenario, parallel, layer_index);
+    return share >= 1 ? recomputed
+                      : share * recomputed + (1 - share) * layer_activation_bytes(scenario, kept, layer_index);
+  };
+  double per_layer = layer_bytes(0);
   if (moe_layers > 0) {
-    const double moe_bytes = layer_activation_bytes(scenario, parallel, scenario.model.layers - 1);
+    const double moe_bytes = layer_bytes(scenario.model.layers - 1);
     per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
   mem.activations_bytes =

@@ -97,6 +97,12 @@ bool vpp_divides(const StageSplit& split, int vpp) {
          split.middle_layers % vpp == 0;
 }
 
+double recomputed_share(const ParallelConfig& parallel, int layers_on_stage) {
+  if (parallel.recompute != Recompute::kFull || layers_on_stage <= 0) return 0.0;
+  if (parallel.recompute_layers <= 0) return 1.0;
+  return std::min(1.0, double(parallel.recompute_layers) * parallel.vpp / layers_on_stage);
+}
+
 double microbatches(int global_batch, int dp, int micro_batch) {
   return double(global_batch) / (double(dp) * micro_batch);
 }

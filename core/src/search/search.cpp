@@ -111,6 +111,7 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
         base.pp = pp;
         base.dp = dp;
         base.first_stage_layers = pin.first_stage_layers.value_or(0);
+        base.recompute_layers = pin.recompute_layers.value_or(0);
         base.last_stage_layers = pin.last_stage_layers.value_or(0);
         const StageSplit split = split_layers(model.layers, pp, base.first_stage_layers,
                                               base.last_stage_layers);
@@ -177,7 +178,27 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                     p.sequence_parallel = sp != 0;
                     p.recompute = recomputes[r];
                     p.zero = zero;
-                    const StageMemory peak = peak_stage_memory(scenario, p, split);
+                    StageMemory peak = peak_stage_memory(scenario, p, split);
+                    if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
+                        peak.total_bytes() <= capacity) {
+                      // Recompute only as many layers per chunk as memory needs (Megatron's
+                      // block method): memory falls with every recomputed layer, so the
+                      // fewest that fit are found by bisection. A pinned "full" means every
+                      // layer, as Megatron's uniform method does.
+                      const int chunk = (split.max_layers() + vpp - 1) / vpp;
+                      int lo = 1, hi = chunk;
+                      while (lo < hi) {
+                        const int mid = lo + (hi - lo) / 2;
+                        p.recompute_layers = mid;
+                        if (peak_stage_memory(scenario, p, split).total_bytes() <= capacity) {
+                          hi = mid;
+                        } else {
+                          lo = mid + 1;
+                        }
+                      }
+                      p.recompute_layers = lo >= chunk ? 0 : lo;
+                      if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, split);
+                    }
                     const double memory = peak.total_bytes();
                     if (memory > capacity) {
                       reject("plan.out_of_memory", static_cast<long long>(recomputes.size() - r));

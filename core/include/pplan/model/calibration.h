@@ -35,6 +35,9 @@ struct Calibration {
   /// Fitted (vTrain's measured single-node runs): host time to issue one kernel in eager
   /// PyTorch. The GPU idles when a layer's kernels are shorter than this.
   double host_kernel_s = 20e-6;
+  /// Fitted (vTrain): host time to issue one collective in eager PyTorch (ProcessGroupNCCL work
+  /// and event bookkeeping), on top of its kernel.
+  double host_collective_s = 50e-6;
   /// Fitted: share of overlapped communication time that still slows compute (NCCL kernels
   /// take SMs and HBM bandwidth from the GEMMs they hide behind).
   double overlap_slowdown = 0.3;

@@ -53,6 +53,13 @@ TrainingSpec with_framework_defaults(TrainingSpec training, Framework framework,
 /// DeepSpeed overlaps only under ZeRO-3 unless overlap_comm is set; others follow the switch.
 bool overlaps_grad_reduce(const TrainingSpec& training, int zero);
 
+/// Whether sharded data parallelism (ZeRO-2/3) syncs gradients and reshards weights only on the
+/// last micro-batch of a step: FSDP2 under PyTorch's pipeline schedules does (pytorch/pytorch
+/// torch/distributed/pipelining/stage.py backward_maybe_with_nosync: set_requires_gradient_sync
+/// and set_reshard_after_backward off for all but the last micro-batch), so the gradients and
+/// weights stay unsharded through the step.
+bool defers_gradient_sync(const TrainingSpec& training, const ParallelConfig& parallel);
+
 /// Kernels one transformer layer launches in its forward pass (the host's work, model/kernels.h):
 /// Transformer Engine fuses norm+GEMM, bias+activation and attention (~12 launches); eager
 /// PyTorch with apex fusions launches ~22 (Megatron-DeepSpeed's GPT block with dropout);

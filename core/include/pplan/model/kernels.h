@@ -26,8 +26,8 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
 /**
  * Seconds for `batch` GEMMs of (m × k) · (k × n), each 2mnk FLOPs.
  * Compute: peak · MAMF fraction · gemm_in_step, divided by the tile and wave utilisation of
- * 128×256 output tiles (the better of the two orientations) on the GPU's SMs, split-K filling
- * the GPU when there are fewer tiles than SMs (NVIDIA, "Matrix Multiplication Background User's
+ * the best of 128×256, 256×128 and 128×128 output tiles on the GPU's SMs, split-K filling the
+ * GPU when there are fewer tiles than SMs (NVIDIA, "Matrix Multiplication Background User's
  * Guide" §3.1–3.2, tile and wave quantization). Memory: operands (2 bytes in BF16, 1 in FP8)
  * and the BF16 result cross HBM once, added to the compute time, not hidden behind it.
  * Checked against DeepGEMM's published H800 FP8 table (deepseek-ai/DeepGEMM README at 55ab91f):

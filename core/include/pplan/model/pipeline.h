@@ -39,6 +39,11 @@ StageSplit split_layers(int layers, int pp, int first_override = 0, int last_ove
 /// Whether vpp chunks can be cut from every stage of `split` (Megatron: per-rank layers % vpp).
 bool vpp_divides(const StageSplit& split, int vpp);
 
+/// Share of a stage's layers whose activations are recomputed under full recomputation:
+/// recompute_layers per model chunk (vpp chunks per stage), or all of them; 0 without full
+/// recomputation. Example: 8 layers, vpp 2, recompute_layers 1 -> 2/8.
+double recomputed_share(const ParallelConfig& parallel, int layers_on_stage);
+
 /// Micro-batches per step per pipeline: m = global_batch / (dp · micro_batch).
 double microbatches(int global_batch, int dp, int micro_batch);
 
