@@ -21,8 +21,8 @@ struct FittedConstant {
 /// The constants the fit moves, in a fixed order.
 const std::vector<FittedConstant>& fitted_constants();
 
-/// The fit's objective: mean |log(pplan / published)| of the primary figures (each case once)
-/// plus half the same over the measured runs.
+/// The fit's objective: mean |log(pplan / published)| of the primary figures (each case once),
+/// plus half the same over the measured runs and half their mean signed log error (bias).
 double fit_objective(const std::vector<CaseRun>& published, const std::vector<MeasuredRun>& measured);
 
 /// Fits from `start` over the published cases not in `excluded_group` ("" = none) and every

@@ -27,6 +27,16 @@ double LayerTimes::host_stall_s() const {
   return (forward_s() - gpu_forward_s()) + (backward_s() - gpu_backward_s());
 }
 
+double fp8_cast_bytes_per_element(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::kDelayed: return 2.0;
+    case Fp8Recipe::kCurrent: return 4.0;
+    case Fp8Recipe::kBlockwise:
+    case Fp8Recipe::kMxfp8: return 2.0 * (1.0 + 1.0 / 32.0);
+  }
+  return 4.0;
+}
+
 namespace {
 
 /// One GEMM of a layer: (m × k) · (k × n) per micro-batch on one GPU.
@@ -157,8 +167,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // bias-dropout-residual (12 + 2·dropout)h, replicated over TP unless SP; the activation
   // function 4f (GeLU) or 6f (SwiGLU), rotary 4(h + kv), split over TP (the unfused softmax
   // is part of the attention core above). FP8 adds the casts of every linear layer's input
-  // (read BF16, write FP8: 3 bytes; current scaling reads it once more for the amax) and, in
-  // backward, of every output gradient. MoE adds the permutation of the top-k token copies
+  // (fp8_cast_bytes_per_element) and, in backward, of every output gradient. MoE adds the permutation of the top-k token copies
   // before and after the experts (read and write, twice).
   const double dropout = model.dropout ? 1.0 : 0.0;
   const double replicated_bytes = (8.0 + 12.0 + 2.0 * dropout) * h;
@@ -167,7 +176,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   double forward_bytes = tokens * ((sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
   if (fp8) {
-    const double cast_bytes = training.fp8_recipe == Fp8Recipe::kCurrent ? 5.0 : 3.0;
+    const double cast_bytes = fp8_cast_bytes_per_element(training.fp8_recipe);
     forward_bytes += tokens * cast_bytes * linear_inputs;
     backward_bytes += tokens * cast_bytes * linear_outputs;
   }

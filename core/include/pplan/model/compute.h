@@ -37,6 +37,16 @@ struct LayerTimes {
   double host_stall_s() const;
 };
 
+/**
+ * Extra HBM bytes to quantise one element for an FP8 GEMM, by recipe. Transformer Engine fuses
+ * the cast into the kernel that produces the tensor (LayerNormLinear, LayerNormMLP write FP8),
+ * so what remains is the transposed copy for the weight gradient (delayed scaling: 1 + 1
+ * re-read, 2), an amax pass over the BF16 tensor before casting (current scaling: + 2, 4), or
+ * row- and column-wise copies with one scale per block (block / MXFP8: 2·(1 + 1/32)). An
+ * estimate from the kernels' data movement, stated.
+ */
+double fp8_cast_bytes_per_element(Fp8Recipe recipe);
+
 /// Layer times of layer `layer_index` under `parallel` (dense or MoE by index).
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
 
