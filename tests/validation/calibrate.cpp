@@ -141,6 +141,13 @@ double fit_objective(const std::vector<CaseRun>& published, const std::vector<Me
   return p + 0.5 * measured_sum / n + 0.5 * std::fabs(measured_signed / n);
 }
 
+double calibration_objective(const std::vector<PublishedCase>& published,
+                             const std::vector<MeasuredCase>& measured, const Calibration& calibration) {
+  RunOptions options;
+  options.calibration = &calibration;
+  return fit_objective(run_published(published, options), run_measured(measured, options));
+}
+
 Calibration fit_calibration(const std::vector<PublishedCase>& all_published,
                             const std::vector<MeasuredCase>& measured, const Calibration& start,
                             const std::string& excluded_group, int rounds) {

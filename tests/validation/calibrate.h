@@ -25,6 +25,10 @@ const std::vector<FittedConstant>& fitted_constants();
 /// plus half the same over the measured runs and half their mean signed log error (bias).
 double fit_objective(const std::vector<CaseRun>& published, const std::vector<MeasuredRun>& measured);
 
+/// The objective of `calibration` with the plans searched under it.
+double calibration_objective(const std::vector<PublishedCase>& published,
+                             const std::vector<MeasuredCase>& measured, const Calibration& calibration);
+
 /// Fits from `start` over the published cases not in `excluded_group` ("" = none) and every
 /// measured run. Plans are searched, the constants fitted with those plans fixed, the plans
 /// searched again and the fit repeated (`rounds` times).

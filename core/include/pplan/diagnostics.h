@@ -15,6 +15,7 @@
 /// | plan.ep_not_divisible        | error    | experts not divisible by ep, or ep ∤ dp·cp       |
 /// | plan.ep_without_moe          | error    | ep > 1 on a dense model                          |
 /// | plan.out_of_memory           | error    | the peak stage exceeds the GPU's memory          |
+/// | plan.low_headroom            | warning  | fits, but above the usable share of memory       |
 /// | plan.tp_exceeds_node         | warning  | tp spans more GPUs than one NVLink domain        |
 /// | plan.ep_spans_nodes          | warning  | the EP all-to-all group leaves one node          |
 /// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |

@@ -114,6 +114,9 @@ struct TrainingSpec {
   bool cuda_graphs = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
   Framework framework = Framework::kMegatronCore;
+  /// Share of HBM kept free for allocator fragmentation and spikes: the search accepts plans up
+  /// to (1 − memory_headroom) of the GPU's memory, and a pinned plan above it is flagged.
+  double memory_headroom = 0.10;
   double token_budget = 0;      ///< tokens to train for; 0 = not given
 };
 

@@ -534,6 +534,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.grad_reduce_in_fp32 = r.optional_boolean("grad_reduce_in_fp32").value_or(t.grad_reduce_in_fp32);
     t.cuda_graphs = r.optional_boolean("cuda_graphs").value_or(t.cuda_graphs);
     if (auto recipe = r.optional_choice("fp8_recipe", kFp8Recipes)) t.fp8_recipe = static_cast<Fp8Recipe>(*recipe);
+    t.memory_headroom = r.optional_number("memory_headroom", 0, 0.9, false).value_or(t.memory_headroom);
     s.training.token_budget = r.optional_number("token_budget", 0, 1e18, false).value_or(0);
     r.finish();
   }
@@ -664,7 +665,8 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"overlap_param_gather", t.overlap_param_gather},
                    {"tp_comm_overlap", t.tp_comm_overlap},
                    {"grad_reduce_in_fp32", t.grad_reduce_in_fp32},
-                   {"cuda_graphs", t.cuda_graphs}};
+                   {"cuda_graphs", t.cuda_graphs},
+                   {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
   j["fits"] = e.feasible;
   j["fits_in_memory"] = e.fits_in_memory;
@@ -695,6 +697,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                  {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
                  {"optimizer", e.time.optimizer_s}};
   j["mfu"] = e.mfu;
+  j["mfu_causal"] = e.mfu_causal;
   j["hfu"] = e.hfu;
   j["tflops_per_gpu"] = e.tflops_per_gpu;
   j["tokens_per_s"] = e.tokens_per_s;

@@ -127,16 +127,27 @@ double lm_head_forward_flops(const ModelSpec& model, double tokens, int tp) {
   return 2.0 * tokens * model.hidden * padded_vocab(model, tp);
 }
 
-double model_flops_per_step(const ModelSpec& model, int seq_len, int global_batch) {
+static double step_flops(const ModelSpec& model, int seq_len, int global_batch, double attention_share) {
   const double tokens = double(seq_len) * global_batch;
   const int moe_layers = moe_layer_count(model);
   const int dense_layers = model.layers - moe_layers;
+  auto layer = [&](int index) {
+    LayerFlops f = layer_forward_flops(model, index, tokens, seq_len);
+    f.attention_core *= attention_share;
+    return f.total();
+  };
   double forward = lm_head_forward_flops(model, tokens);
-  if (dense_layers > 0) forward += dense_layers * layer_forward_flops(model, 0, tokens, seq_len).total();
-  if (moe_layers > 0) {
-    forward += moe_layers * layer_forward_flops(model, dense_layers, tokens, seq_len).total();
-  }
+  if (dense_layers > 0) forward += dense_layers * layer(0);
+  if (moe_layers > 0) forward += moe_layers * layer(dense_layers);
   return 3.0 * forward;
+}
+
+double model_flops_per_step(const ModelSpec& model, int seq_len, int global_batch) {
+  return step_flops(model, seq_len, global_batch, 1.0);
+}
+
+double model_flops_per_step_causal(const ModelSpec& model, int seq_len, int global_batch) {
+  return step_flops(model, seq_len, global_batch, 0.5);
 }
 
 }  // namespace pplan

@@ -320,6 +320,17 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     }
   }
 
+  const double usable = gpu.memory_bytes * (1.0 - scenario.training.memory_headroom);
+  if (detailed && e.fits_in_memory && e.memory.total_bytes > usable) {
+    e.diagnostics.push_back({"plan.low_headroom", Severity::kWarning,
+                             "stage " + std::to_string(peak.stage) + " needs " +
+                                 format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) + " of " +
+                                 format_fixed(gpu.memory_bytes / units::kBytesPerGB, 1) +
+                                 " GB, more than the " +
+                                 format_fixed(100.0 * (1.0 - scenario.training.memory_headroom), 0) +
+                                 "% kept usable (training.memory_headroom) for fragmentation and spikes"});
+  }
+
   // Pipeline.
   e.microbatches = microbatches(scenario.training.global_batch, p.dp, p.micro_batch);
   e.bubble_fraction = bubble_fraction(p.pp, p.vpp, e.microbatches);
@@ -379,9 +390,10 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const bool flat_gathers = training.framework == Framework::kDeepSpeed && p.zero >= 3;
   const GroupPlacement gather_group = flat_gathers ? place_ranks(gpn, dp_group.size, gpn) : dp_group;
   const GroupPlacement gather_edp = flat_gathers ? place_ranks(gpn, edp_group.size, gpn) : edp_group;
-  auto reduce = [&](double bytes_per_param, const GroupPlacement& dense, const GroupPlacement& expert) {
-    return reduce_scatter_s(bytes_per_param * params.dense, dense, gpu) +
-           reduce_scatter_s(bytes_per_param * params.expert, expert, gpu);
+  auto reduce = [&](double bytes_per_param, const GroupPlacement& dense_group,
+                    const GroupPlacement& expert_group) {
+    return reduce_scatter_s(bytes_per_param * params.dense, dense_group, gpu) +
+           reduce_scatter_s(bytes_per_param * params.expert, expert_group, gpu);
   };
   const double gradient_rs = reduce(grad_bytes, dp_group, edp_group);
   const double weight_ag = reduce(kWeightBytesPerParam, gather_group, gather_edp);
@@ -461,6 +473,8 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const double gpus = scenario.cluster.gpus;
   if (e.step_time_s > 0) {
     e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * peak_flops);
+    e.mfu_causal = model_flops_per_step_causal(model, scenario.training.seq_len, scenario.training.global_batch) /
+                   (e.step_time_s * gpus * peak_flops);
     e.hfu = e.hardware_flops_per_step / (e.step_time_s * gpus * peak_flops);
     e.tflops_per_gpu = e.model_flops_per_step / (e.step_time_s * gpus) / units::kFlopsPerTflop;
     e.tokens_per_s = tokens_per_step / e.step_time_s;

@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <array>
-#include <string_view>
+#include <chrono>
+#include <limits>
 #include <map>
+#include <set>
+#include <string_view>
 #include <tuple>
 
 namespace pplan {
@@ -31,16 +34,31 @@ std::vector<int> pinned_or(const std::optional<int>& pin, std::vector<int> candi
              : std::vector<int>{};
 }
 
-/// Total order for ranking: faster first, then less memory, then simpler layouts.
-bool better(const Estimate& a, const Estimate& b) {
+/// Rank of a ZeRO stage in simplicity: the distributed optimizer (ZeRO-1) first, then plain
+/// DP, then the sharded-gradient and sharded-weight stages.
+int zero_rank(int zero) { return zero == 1 ? 0 : zero == 0 ? 1 : zero; }
+
+auto simplicity_key(const Estimate& e) {
+  const ParallelConfig& p = e.parallel;
+  // Partial full recomputation of k layers sits between selective and full of every layer.
+  const int recompute = p.recompute == Recompute::kFull ? (p.recompute_layers > 0 ? 2 : 3)
+                        : p.recompute == Recompute::kSelective ? 1
+                                                               : 0;
+  return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, recompute, p.recompute_layers, p.pp,
+                         e.memory.total_bytes, p.tp, p.ep, p.micro_batch, int(p.sequence_parallel));
+}
+
+/// Total order among plans of equal standing: faster first, then simpler.
+bool faster(const Estimate& a, const Estimate& b) {
   if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
-  if (a.memory.total_bytes != b.memory.total_bytes) return a.memory.total_bytes < b.memory.total_bytes;
-  const ParallelConfig& x = a.parallel;
-  const ParallelConfig& y = b.parallel;
-  return std::make_tuple(x.tp, x.pp, x.cp, x.ep, x.vpp, x.zero, int(x.recompute), x.micro_batch,
-                         int(x.sequence_parallel)) <
-         std::make_tuple(y.tp, y.pp, y.cp, y.ep, y.vpp, y.zero, int(y.recompute), y.micro_batch,
-                         int(y.sequence_parallel));
+  return simplicity_key(a) < simplicity_key(b);
+}
+
+bool less_over_memory(const Estimate& a, const Estimate& b) {
+  const double ra = a.memory.total_bytes / a.memory.capacity_bytes;
+  const double rb = b.memory.total_bytes / b.memory.capacity_bytes;
+  if (ra != rb) return ra < rb;
+  return faster(a, b);
 }
 
 void keep_top(std::vector<Estimate>& kept, Estimate candidate, int top,
@@ -52,17 +70,119 @@ void keep_top(std::vector<Estimate>& kept, Estimate candidate, int top,
   if (static_cast<int>(kept.size()) > top) kept.pop_back();
 }
 
-bool less_over_memory(const Estimate& a, const Estimate& b) {
-  const double ra = a.memory.total_bytes / a.memory.capacity_bytes;
-  const double rb = b.memory.total_bytes / b.memory.capacity_bytes;
-  if (ra != rb) return ra < rb;
-  return better(a, b);
+/// One layout family (tp, pp, cp, ep, zero): its fastest plan and the simplest plans within the
+/// tie tolerance of it (a few, in case the fastest improves and some drop out).
+struct Family {
+  double fastest_s = 0;
+  std::vector<Estimate> tied;  ///< simplest first, each within tolerance of fastest_s
+  long long variants = 0;      ///< configurations seen within the tolerance
+};
+constexpr std::size_t kTiedKept = 8;
+
+using FamilyKey = std::array<int, 5>;
+
+/// The families seen so far and the time the output's last family needs to beat.
+class Families {
+ public:
+  Families(int top, double tolerance) : top_(top), tolerance_(tolerance) {}
+
+  /// A configuration whose step cannot be shorter than this cannot enter the output.
+  double threshold_s() const {
+    if (static_cast<int>(times_.size()) < top_) return std::numeric_limits<double>::infinity();
+    auto nth = times_.begin();
+    std::advance(nth, top_ - 1);
+    return *nth * (1.0 + tolerance_);
+  }
+
+  void add(Estimate e) {
+    const ParallelConfig& p = e.parallel;
+    const FamilyKey key{p.tp, p.pp, p.cp, p.ep, p.zero};
+    auto it = families_.find(key);
+    if (it == families_.end()) {
+      Family f;
+      f.fastest_s = e.step_time_s;
+      f.variants = 1;
+      f.tied.push_back(std::move(e));
+      times_.insert(f.fastest_s);
+      families_.emplace(key, std::move(f));
+      return;
+    }
+    Family& f = it->second;
+    if (e.step_time_s < f.fastest_s) {
+      times_.erase(times_.find(f.fastest_s));
+      f.fastest_s = e.step_time_s;
+      times_.insert(f.fastest_s);
+      const double limit = f.fastest_s * (1.0 + tolerance_);
+      f.tied.erase(std::remove_if(f.tied.begin(), f.tied.end(),
+                                  [limit](const Estimate& t) { return t.step_time_s > limit; }),
+                   f.tied.end());
+    }
+    if (e.step_time_s > f.fastest_s * (1.0 + tolerance_)) return;
+    ++f.variants;
+    auto at = std::upper_bound(f.tied.begin(), f.tied.end(), e, simpler);
+    f.tied.insert(at, std::move(e));
+    if (f.tied.size() > kTiedKept) {
+      // Keep the fastest one among those dropped from the tail: it anchors the family.
+      auto fastest = std::min_element(f.tied.begin(), f.tied.end(), faster);
+      if (fastest == f.tied.end() - 1) std::iter_swap(f.tied.end() - 2, f.tied.end() - 1);
+      f.tied.pop_back();
+    }
+  }
+
+  bool empty() const { return families_.empty(); }
+
+  /// Recommended plan first (the simplest within tolerance of the fastest, over every
+  /// family), then each other family's simplest tied plan, fastest first.
+  void finish(SearchResult& result, int top) {
+    std::vector<std::pair<Estimate, long long>> reps;
+    std::optional<Estimate> fastest;
+    for (auto& [key, f] : families_) {
+      reps.emplace_back(f.tied.front(), f.variants);
+      const Estimate& quickest = *std::min_element(f.tied.begin(), f.tied.end(), faster);
+      if (!fastest || faster(quickest, *fastest)) fastest = quickest;
+    }
+    std::sort(reps.begin(), reps.end(), [](const auto& a, const auto& b) { return faster(a.first, b.first); });
+    const double limit = fastest->step_time_s * (1.0 + tolerance_);
+    std::size_t recommended = 0;
+    for (std::size_t i = 1; i < reps.size() && reps[i].first.step_time_s <= limit; ++i) {
+      if (simpler(reps[i].first, reps[recommended].first)) recommended = i;
+    }
+    std::rotate(reps.begin(), reps.begin() + static_cast<long>(recommended),
+                reps.begin() + static_cast<long>(recommended) + 1);
+    for (std::size_t i = 0; i < reps.size() && static_cast<int>(i) < top; ++i) {
+      result.plans.push_back(std::move(reps[i].first));
+    }
+    result.recommended_variants = reps.empty() ? 0 : reps[0].second;
+    if (!result.plans.empty() && faster(*fastest, result.plans[0])) result.fastest = fastest;
+  }
+
+ private:
+  int top_;
+  double tolerance_;
+  std::map<FamilyKey, Family> families_;
+  std::multiset<double> times_;  ///< each family's fastest step
+};
+
+/// tp candidates in the order the likely optimum comes first: those inside one NVLink domain
+/// (largest first: the heaviest traffic stays on NVLink), then the rest from small to large.
+std::vector<int> tp_order(std::vector<int> candidates, int gpus_per_node) {
+  std::stable_partition(candidates.begin(), candidates.end(), [gpus_per_node](int tp) { return tp <= gpus_per_node; });
+  const auto inside_end = std::find_if(candidates.begin(), candidates.end(), [gpus_per_node](int tp) { return tp > gpus_per_node; });
+  std::reverse(candidates.begin(), inside_end);
+  return candidates;
 }
 
 }  // namespace
 
-SearchResult search(const Scenario& scenario, const SearchOptions& options) {
+bool simpler(const Estimate& a, const Estimate& b) { return simplicity_key(a) < simplicity_key(b); }
+
+namespace {
+
+/// One pass of the search against `capacity_bytes` per GPU.
+SearchResult search_within(const Scenario& scenario, const SearchOptions& options, double capacity_bytes) {
   SearchResult result;
+  Families families(options.top, options.tie_tolerance);
+  const auto started = std::chrono::steady_clock::now();
   SearchStats& stats = result.stats;
   const ModelSpec& model = scenario.model;
   const ParallelConstraints& pin = scenario.parallel;
@@ -81,8 +201,17 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                     : std::vector<Recompute>{Recompute::kFull, Recompute::kSelective, Recompute::kNone};
   const std::vector<int> zeros = pinned_or(pin.zero, {0, 1, 2, 3});
 
-  for (int tp : pinned_or(pin.tp, divisors(gpus))) {
+  auto stop = [&](const char* why, int tp, int cp, int pp) {
+    stats.capped = true;
+    stats.capped_by = why;
+    stats.capped_at_tp = tp;
+    stats.capped_at_cp = cp;
+    stats.capped_at_pp = pp;
+  };
+  for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), scenario.cluster.gpus_per_node)) {
+    if (stats.capped) break;
     for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
+      if (stats.capped) break;
       // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
       std::map<std::array<int, 4>, LayerTimesPair> layer_cache;
       for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
@@ -143,7 +272,7 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
           continue;
         }
         if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
-        const double capacity = scenario.cluster.gpu.memory_bytes;
+        const double capacity = capacity_bytes;
         const long long inner_per_vpp =
             static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
         // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
@@ -167,10 +296,18 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                   // Recompute candidates run from least to most memory (full, selective, none):
                   // once one does not fit, the rest cannot either.
                   for (std::size_t r = 0; r < recomputes.size(); ++r) {
-                    if (stats.configs_evaluated >= options.max_configs) {
-                      stats.capped = true;
+                    if (stats.configs_scored >= options.max_configs) {
+                      stop("configurations", tp, cp, pp);
                       break;
                     }
+                    // The clock is read every 4096 scored configurations: cheap, and fine enough.
+                    if ((stats.configs_scored & 4095) == 4095 &&
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
+                            options.time_budget_s) {
+                      stop("time", tp, cp, pp);
+                      break;
+                    }
+                    ++stats.configs_scored;
                     ParallelConfig p = base;
                     p.micro_batch = mb;
                     p.vpp = vpp;
@@ -222,12 +359,13 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                     // Bound: every micro-batch and the bubble pass through the fullest stage,
                     // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
                     // A plan whose bound already loses to the kept ones cannot win.
-                    if (static_cast<int>(result.plans.size()) >= options.top) {
+                    const double threshold_s = families.threshold_s();
+                    if (threshold_s < std::numeric_limits<double>::infinity()) {
                       const LayerTimesPair& lt = cached->second;
                       const double m = double(global_batch) / (double(dp) * mb);
                       const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
                                            std::min(lt.dense.total_s(), lt.moe.total_s());
-                      if (bound > result.plans.back().step_time_s) {
+                      if (bound > threshold_s) {
                         if (const char* code = first_structural_error(scenario, p, split)) {
                           reject(code, 1);
                         } else {
@@ -248,7 +386,7 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
                     }
                     ++stats.configs_evaluated;
                     ++stats.feasible;
-                    keep_top(result.plans, std::move(e), options.top, better);
+                    families.add(std::move(e));
                   }
                 }
               }
@@ -277,8 +415,27 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options) {
     if (!pinned.feasible) result.nearest_infeasible.push_back(std::move(pinned));
   }
   for (const auto& kv : rejected) stats.rejected_by_reason[std::string(kv.first)] += kv.second;
+  if (!families.empty()) families.finish(result, options.top);
+  return result;
+}
+
+}  // namespace
+
+SearchResult search(const Scenario& scenario, const SearchOptions& options) {
+  const double physical = scenario.cluster.gpu.memory_bytes;
+  SearchResult result =
+      search_within(scenario, options, physical * (1.0 - scenario.training.memory_headroom));
+  if (result.plans.empty() && scenario.training.memory_headroom > 0) {
+    // Nothing fits the usable share: show what fits the physical memory, flagged.
+    SearchResult physical_result = search_within(scenario, options, physical);
+    if (!physical_result.plans.empty()) {
+      physical_result.within_headroom = false;
+      result = std::move(physical_result);
+    }
+  }
   // The search ranked on numbers alone; give the returned plans their messages and figures.
   for (Estimate& e : result.plans) e = evaluate(scenario, e.parallel);
+  if (result.fastest) result.fastest = evaluate(scenario, result.fastest->parallel);
   for (Estimate& e : result.nearest_infeasible) e = evaluate(scenario, e.parallel);
   return result;
 }

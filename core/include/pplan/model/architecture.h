@@ -89,4 +89,9 @@ double lm_head_forward_flops(const ModelSpec& model, double tokens, int tp = 1);
  */
 double model_flops_per_step(const ModelSpec& model, int seq_len, int global_batch);
 
+/// The same with the causal mask's half of the score matrix left out, as Megatron-LM (since
+/// 8873b55d, 2025) and NeMo (since 6251117f, 2025) count model FLOPs; pplan's `mfu` keeps the
+/// full count above, its `mfu_causal` uses this one.
+double model_flops_per_step_causal(const ModelSpec& model, int seq_len, int global_batch);
+
 }  // namespace pplan

@@ -68,6 +68,7 @@ struct Estimate {
   double model_flops_per_step = 0;
   double hardware_flops_per_step = 0;
   double mfu = 0;
+  double mfu_causal = 0;  ///< MFU with the causal half of the score matrix not counted
   double hfu = 0;
   double tflops_per_gpu = 0;  ///< achieved model TFLOP/s per GPU
   double tokens_per_s = 0;
