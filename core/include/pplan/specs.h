@@ -54,6 +54,8 @@ struct ModelSpec {
   Activation activation = Activation::kGelu;
   bool tied_embeddings = false;  ///< input embedding shared with the LM head (GPT-3)
   bool dropout = false;          ///< dropout masks kept for backward (GPT era; Llama has none)
+  /// Whether the scenario gave `dropout`; if not, the framework's default decides (json_io).
+  bool dropout_given = false;
   bool learned_positions = false;  ///< learned absolute position table (GPT) vs rotary (Llama)
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  ///< set for MLA models; then kv_heads is unused

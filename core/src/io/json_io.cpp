@@ -394,7 +394,9 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   // GPT-style defaults for GeLU models, Llama-style for SwiGLU ones; each can be overridden.
   const bool gpt_style = m.activation == Activation::kGelu;
   m.tied_embeddings = r.optional_boolean("tied_embeddings").value_or(gpt_style);
-  m.dropout = r.optional_boolean("dropout").value_or(gpt_style);
+  const std::optional<bool> dropout = r.optional_boolean("dropout");
+  m.dropout = dropout.value_or(gpt_style);
+  m.dropout_given = dropout.has_value();
   m.learned_positions = r.optional_boolean("learned_positions").value_or(gpt_style);
   r.allow("moe");
   if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
@@ -527,6 +529,12 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
         s.training, framework ? static_cast<Framework>(*framework) : default_framework(s.cluster.gpu),
         s.cluster.gpu);
     TrainingSpec& t = s.training;
+    // A GeLU model that does not say: dropout where the framework's default has it
+    // (Megatron-LM and Megatron-DeepSpeed: --hidden-dropout and --attention-dropout 0.1);
+    // NVIDIA's recipes and torchtitan train without (model/framework.h).
+    if (!s.model.dropout_given && s.model.activation == Activation::kGelu) {
+      s.model.dropout = framework_default_dropout(t.framework);
+    }
     t.flash_attention = r.optional_boolean("flash_attention").value_or(t.flash_attention);
     t.overlap_grad_reduce = r.optional_boolean("overlap_grad_reduce").value_or(t.overlap_grad_reduce);
     t.overlap_param_gather = r.optional_boolean("overlap_param_gather").value_or(t.overlap_param_gather);

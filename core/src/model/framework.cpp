@@ -54,6 +54,10 @@ TrainingSpec with_framework_defaults(TrainingSpec t, Framework framework, const 
   return t;
 }
 
+bool framework_default_dropout(Framework framework) {
+  return framework == Framework::kMegatronLm || framework == Framework::kDeepSpeed;
+}
+
 bool overlaps_grad_reduce(const TrainingSpec& training, int zero) {
   return training.overlap_grad_reduce || (training.framework == Framework::kDeepSpeed && zero >= 3);
 }

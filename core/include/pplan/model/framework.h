@@ -49,6 +49,12 @@ Framework default_framework(const GpuSpec& gpu);
 /// and token budget are left as they are.
 TrainingSpec with_framework_defaults(TrainingSpec training, Framework framework, const GpuSpec& gpu);
 
+/// Whether a GeLU model without an explicit `dropout` trains with dropout under `framework`:
+/// Megatron-LM's and Megatron-DeepSpeed's arguments.py default --hidden-dropout and
+/// --attention-dropout to 0.1; NeMo's and Megatron-Bridge's GPT and Nemotron recipes set 0.0,
+/// and torchtitan's models have none.
+bool framework_default_dropout(Framework framework);
+
 /// Whether DP communication overlaps compute for this ZeRO stage under the scenario's switches:
 /// DeepSpeed overlaps only under ZeRO-3 unless overlap_comm is set; others follow the switch.
 bool overlaps_grad_reduce(const TrainingSpec& training, int zero);
