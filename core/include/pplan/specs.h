@@ -63,6 +63,15 @@ struct ModelSpec {
   std::string source;
 };
 
+/// The system a GPU preset ships in (DGX H100, GB200 NVL72 ...): its cluster defaults.
+struct SystemSpec {
+  std::string name;
+  int gpus_per_node = 0;        ///< GPUs per host (a SLURM node, a compute tray); 0 = unknown
+  int nvlink_domain_gpus = 0;   ///< GPUs sharing one NVLink/NVSwitch fabric
+  int nics_per_node = 0;        ///< scale-out NICs per host
+  double nic_bits_per_s = 0;    ///< line rate of one NIC
+};
+
 /// One GPU model and its links. Bandwidths are per GPU, each direction.
 struct GpuSpec {
   std::string id;
@@ -84,14 +93,23 @@ struct GpuSpec {
   /// of the v1 presets behave as the presets do). 1 when absent.
   double legacy_gemm_scale = 1;
   double legacy_attention_scale = 1;
+  double fp4_flops_per_s = 0;  ///< dense FP4 peak where the vendor gives one (informational)
+  SystemSpec system;
   std::string source;
 };
 
-/// The cluster: how many GPUs, and how many share one NVLink domain (a node).
+/// The cluster: how many GPUs, how many share a host and how many an NVLink domain (8 and 8 on
+/// DGX H100; 4 per tray and 72 per rack on GB200 NVL72), and the scale-out network. The GPU's
+/// nvlink/network bandwidths are the resolved per-GPU figures of this cluster.
 struct ClusterSpec {
   GpuSpec gpu;
   int gpus = 0;
-  int gpus_per_node = 0;
+  int gpus_per_node = 0;       ///< per host: what SLURM and torchrun see
+  int nvlink_domain_gpus = 0;  ///< per NVLink domain: where TP, EP and CP traffic stays on NVLink
+  bool rail_optimized = true;  ///< one NIC per GPU position on its own leaf (rail)
+  /// Scale-out oversubscription (1 = full bisection): traffic that leaves a node shares the
+  /// fabric's uplinks this many to one.
+  double oversubscription = 1.0;
 };
 
 /// What one optimizer step trains on.

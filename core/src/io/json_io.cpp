@@ -418,38 +418,75 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   return m;
 }
 
-GpuSpec parse_gpu(const json& value, const std::string& path) {
+namespace {
+
+SystemSpec parse_system(const json& value, const std::string& path) {
+  ObjectReader r(value, path);
+  SystemSpec sys;
+  sys.name = r.optional_string("name").value_or("");
+  sys.gpus_per_node = r.integer("gpus_per_node", 1, 1024);
+  sys.nvlink_domain_gpus = r.optional_integer("nvlink_domain_gpus", 1, 1024).value_or(sys.gpus_per_node);
+  sys.nics_per_node = r.optional_integer("nics_per_node", 0, 1024).value_or(0);
+  sys.nic_bits_per_s = r.optional_number("nic_gbits_per_s", 0, 1e5).value_or(0) * 1e9;
+  r.optional_string("source", 2000);
+  r.finish();
+  return sys;
+}
+
+}  // namespace
+
+GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* base) {
   ObjectReader r(value, path);
   check_schema_version(r, false);
-  GpuSpec g;
-  g.id = r.optional_string("id", 64).value_or("custom");
-  g.name = r.optional_string("name").value_or("custom GPU");
-  g.architecture = kArchitectures[r.optional_choice("architecture", kArchitectures).value_or(1)];
-  g.marketed_memory_bytes = r.number("memory_gb", 0, 1e5) * units::kBytesPerGB;
+  // Over a preset ("preset": id, read by parse_scenario) every field is an optional override.
+  GpuSpec g = base ? *base : GpuSpec{};
+  auto number = [&](const char* key, double lo, double hi, double current) {
+    return base ? r.optional_number(key, lo, hi).value_or(current) : r.number(key, lo, hi);
+  };
+  if (base) r.allow("preset");
+  g.id = r.optional_string("id", 64).value_or(base ? g.id + "+overrides" : "custom");
+  g.name = r.optional_string("name").value_or(base ? g.name : "custom GPU");
+  if (auto a = r.optional_choice("architecture", kArchitectures)) {
+    g.architecture = kArchitectures[*a];
+  } else if (!base) {
+    g.architecture = "hopper";
+  }
+  const bool memory_given = r.has("memory_gb");
+  g.marketed_memory_bytes = number("memory_gb", 0, 1e5, g.marketed_memory_bytes / units::kBytesPerGB) *
+                            units::kBytesPerGB;
   // "80GB" parts really hold 80 GiB; presets say so with memory_gib.
-  g.memory_bytes = r.optional_number("memory_gib", 0, 1e5)
-                       .value_or(g.marketed_memory_bytes / units::kBytesPerGiB) *
-                   units::kBytesPerGiB;
-  g.bf16_flops_per_s = r.number("bf16_tflops", 0, 1e7) * units::kFlopsPerTflop;
-  g.fp8_flops_per_s = r.optional_number("fp8_tflops", 0, 1e7, false).value_or(0) * units::kFlopsPerTflop;
+  if (auto gib = r.optional_number("memory_gib", 0, 1e5)) {
+    g.memory_bytes = *gib * units::kBytesPerGiB;
+  } else if (!base || memory_given) {
+    g.memory_bytes = g.marketed_memory_bytes;
+  }
+  g.bf16_flops_per_s = number("bf16_tflops", 0, 1e7, g.bf16_flops_per_s / units::kFlopsPerTflop) *
+                       units::kFlopsPerTflop;
+  g.fp8_flops_per_s = r.optional_number("fp8_tflops", 0, 1e7, false).value_or(g.fp8_flops_per_s / units::kFlopsPerTflop) *
+                      units::kFlopsPerTflop;
+  g.fp4_flops_per_s = r.optional_number("fp4_tflops", 0, 1e7, false).value_or(g.fp4_flops_per_s / units::kFlopsPerTflop) *
+                      units::kFlopsPerTflop;
   // Without a datasheet figure, assume H100's balance: 295 FLOP per byte of HBM (989.4/3.35).
-  g.hbm_bytes_per_s = r.optional_number("hbm_gbytes_per_s", 0, 1e6)
-                          .value_or(g.bf16_flops_per_s / 295.0 / units::kBytesPerSecPerGBps) *
+  const double balance_default = base ? g.hbm_bytes_per_s : g.bf16_flops_per_s / 295.0;
+  g.hbm_bytes_per_s = r.optional_number("hbm_gbytes_per_s", 0, 1e6).value_or(balance_default / units::kBytesPerSecPerGBps) *
                       units::kBytesPerSecPerGBps;
-  g.nvlink_bytes_per_s = r.number("nvlink_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
-  g.network_bytes_per_s = r.number("network_gbytes_per_s", 0, 1e6) * units::kBytesPerSecPerGBps;
-  g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(0);
-  g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", 0, 1).value_or(0);
-  g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", 0, 1).value_or(0);
+  g.nvlink_bytes_per_s = number("nvlink_gbytes_per_s", 0, 1e6, g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps) *
+                         units::kBytesPerSecPerGBps;
+  g.network_bytes_per_s = number("network_gbytes_per_s", 0, 1e6, g.network_bytes_per_s / units::kBytesPerSecPerGBps) *
+                          units::kBytesPerSecPerGBps;
+  g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(g.sm_count);
+  g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", 0, 1).value_or(g.mamf_fraction_bf16);
+  g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", 0, 1).value_or(g.mamf_fraction_fp8);
   // Schema v1 calibration fields: read as a ratio to v1's default for the architecture, so a
   // copy of a v1 preset behaves as the preset does and a lower figure slows the kernels.
   const bool ampere = g.architecture == "ampere";
   const double v1_gemm = ampere ? 0.74 : 0.65;
   const double v1_attention = ampere ? 0.55 : g.architecture == "blackwell" ? 0.4 : 0.25;
-  g.legacy_gemm_scale = r.optional_number("gemm_efficiency", 0, 1).value_or(v1_gemm) / v1_gemm;
-  g.legacy_attention_scale =
-      r.optional_number("attention_efficiency", 0, 1).value_or(v1_attention) / v1_attention;
-  g.source = r.optional_string("source", 2000).value_or("");
+  if (auto e = r.optional_number("gemm_efficiency", 0, 1)) g.legacy_gemm_scale = *e / v1_gemm;
+  if (auto e = r.optional_number("attention_efficiency", 0, 1)) g.legacy_attention_scale = *e / v1_attention;
+  r.allow("system");
+  if (r.has("system")) g.system = parse_system(value.at("system"), r.child("system"));
+  g.source = r.optional_string("source", 2000).value_or(g.source);
   r.finish();
   return g;
 }
@@ -508,11 +545,62 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
                          "unknown GPU preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
       }
       s.cluster.gpu = it->second;
+    } else if (gpu.is_object() && gpu.contains("preset")) {
+      // A preset with overrides: the preset's figures and calibration, changed where given.
+      const std::string at = "/cluster/gpu/preset";
+      if (!gpu.at("preset").is_string()) {
+        throw InputError("schema.wrong_type", at, at + " must be a preset id (a string)");
+      }
+      const std::string id = gpu.at("preset").get<std::string>();
+      auto it = presets.gpus.find(id);
+      if (it == presets.gpus.end()) {
+        std::string known;
+        for (const auto& kv : presets.gpus) known += (known.empty() ? "" : ", ") + kv.first;
+        throw InputError("input.unknown_preset", at,
+                         "unknown GPU preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
+      }
+      s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu", &it->second);
     } else {
       s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu");
     }
-    s.cluster.gpus = r.integer("gpus", 1, kMaxGpus);
-    s.cluster.gpus_per_node = r.optional_integer("gpus_per_node", 1, 1024).value_or(8);
+    ClusterSpec& c = s.cluster;
+    const SystemSpec& sys = c.gpu.system;
+    c.gpus = r.integer("gpus", 1, kMaxGpus);
+    // Hosts and NVLink domains: the preset's system unless the cluster says otherwise; a
+    // cluster that names only its hosts keeps the system's domain when that is larger
+    // (and without a system, one host is one domain, as in schema v1).
+    c.gpus_per_node = r.optional_integer("gpus_per_node", 1, 1024).value_or(sys.gpus_per_node > 0 ? sys.gpus_per_node : 8);
+    c.nvlink_domain_gpus = r.optional_integer("nvlink_domain_gpus", 1, 1 << 20)
+                               .value_or(std::max(c.gpus_per_node, sys.nvlink_domain_gpus));
+    if (c.nvlink_domain_gpus % c.gpus_per_node != 0) {
+      throw InputError("input.inconsistent", r.child("nvlink_domain_gpus"),
+                       "/cluster/nvlink_domain_gpus = " + std::to_string(c.nvlink_domain_gpus) +
+                           " must be a whole number of hosts of gpus_per_node = " + std::to_string(c.gpus_per_node));
+    }
+    if (auto nvlink = r.optional_number("nvlink_gbytes_per_s", 0, 1e6)) {
+      c.gpu.nvlink_bytes_per_s = *nvlink * units::kBytesPerSecPerGBps;
+    }
+    r.allow("network");
+    if (r.has("network")) {
+      // The scale-out network per host: NICs × line rate, shared by the host's GPUs.
+      ObjectReader n(document.at("cluster").at("network"), "/cluster/network");
+      const int nics = n.optional_integer("nics_per_node", 1, 1024).value_or(sys.nics_per_node);
+      const double rate = n.optional_number("nic_gbits_per_s", 0, 1e5).value_or(sys.nic_bits_per_s / 1e9) * 1e9;
+      if (n.has("nics_per_node") || n.has("nic_gbits_per_s")) {
+        if (nics <= 0 || rate <= 0) {
+          throw InputError("schema.missing_field", n.child(nics <= 0 ? "nics_per_node" : "nic_gbits_per_s"),
+                           "/cluster/network needs both nics_per_node and nic_gbits_per_s (this GPU's "
+                           "preset has no system to take the other from)");
+        }
+        c.gpu.network_bytes_per_s = nics * rate / 8.0 / c.gpus_per_node;
+      }
+      c.rail_optimized = n.optional_boolean("rail_optimized").value_or(true);
+      c.oversubscription = n.optional_number("oversubscription", 1, 64, false).value_or(1.0);
+      // Traffic between hosts shares the oversubscribed uplinks: the per-GPU figure the
+      // collectives see is the NIC's share divided by the oversubscription.
+      c.gpu.network_bytes_per_s /= c.oversubscription;
+      n.finish();
+    }
     r.finish();
   }
 
@@ -655,6 +743,16 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   if (g.sm_count > 0) j["sm_count"] = g.sm_count;
   if (g.mamf_fraction_bf16 > 0) j["mamf_fraction_bf16"] = g.mamf_fraction_bf16;
   if (g.mamf_fraction_fp8 > 0) j["mamf_fraction_fp8"] = g.mamf_fraction_fp8;
+  if (g.fp4_flops_per_s > 0) j["fp4_tflops"] = g.fp4_flops_per_s / units::kFlopsPerTflop;
+  if (g.system.gpus_per_node > 0) {
+    ordered_json sys;
+    sys["name"] = g.system.name;
+    sys["gpus_per_node"] = g.system.gpus_per_node;
+    sys["nvlink_domain_gpus"] = g.system.nvlink_domain_gpus;
+    if (g.system.nics_per_node > 0) sys["nics_per_node"] = g.system.nics_per_node;
+    if (g.system.nic_bits_per_s > 0) sys["nic_gbits_per_s"] = g.system.nic_bits_per_s / 1e9;
+    j["system"] = sys;
+  }
   j["source"] = g.source;
   return j;
 }
@@ -676,6 +774,12 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"cuda_graphs", t.cuda_graphs},
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+  const ClusterSpec& c = scenario.cluster;
+  j["cluster"] = {{"gpus", c.gpus},
+                  {"gpus_per_node", c.gpus_per_node},
+                  {"nvlink_domain_gpus", c.nvlink_domain_gpus},
+                  {"nvlink_gbytes_per_s", c.gpu.nvlink_bytes_per_s / units::kBytesPerSecPerGBps},
+                  {"network_gbytes_per_s", c.gpu.network_bytes_per_s / units::kBytesPerSecPerGBps}};
   j["fits"] = e.feasible;
   j["fits_in_memory"] = e.fits_in_memory;
   j["memory_gb"] = {{"weights", e.memory.weights_bytes / gb},

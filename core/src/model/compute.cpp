@@ -194,7 +194,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
   double collectives_per_pass = 0;
   if (parallel.tp > 1) {
-    const GroupPlacement tp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kTp);
+    const GroupPlacement tp_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kTp);
     const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, device.gpu);
     collectives_per_pass += sp ? 4 : 2;
     if (sp && training.tp_comm_overlap) {
@@ -209,7 +209,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   // Context parallelism: a ring passes K and V chunks (cp − 1 steps forward; K, V and their
   // gradients backward), hidden behind the attention of the chunk in hand.
   if (parallel.cp > 1) {
-    const GroupPlacement cp_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kCp);
+    const GroupPlacement cp_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kCp);
     const Link link = cp_group.crosses_nodes() ? network(device.gpu) : nvlink(device.gpu);
     const double steps = parallel.cp - 1;
     const double forward_comm = steps * (messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
@@ -220,7 +220,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
 
   // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes in each pass.
   if (moe && parallel.ep > 1) {
-    const GroupPlacement ep_group = place_group(parallel, scenario.cluster.gpus_per_node, Axis::kEp);
+    const GroupPlacement ep_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kEp);
     lt.ep_forward_s = 2.0 * all_to_all_s(messages.ep_bytes, ep_group, device.gpu);
     lt.ep_backward_s = lt.ep_forward_s;
     collectives_per_pass += 2;

@@ -135,7 +135,7 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
       }
       // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
       // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
-      const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
+      const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
       if (ep_group.crosses_nodes()) {
         visit("plan.ep_spans_nodes", kWarn, [&] {
           return "ep = " + str(p.ep) + " (× expert-tp " + str(p.tp) + ") spans " +
@@ -146,10 +146,10 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
       }
     }
   }
-  if (p.tp > cluster.gpus_per_node) {
+  if (p.tp > cluster.nvlink_domain_gpus) {
     visit("plan.tp_exceeds_node", kWarn, [&] {
-      return "tp = " + str(p.tp) + " spans more than the " + str(cluster.gpus_per_node) +
-             " GPUs of one node: its all-reduces leave NVLink";
+      return "tp = " + str(p.tp) + " spans more than the " + str(cluster.nvlink_domain_gpus) +
+             " GPUs of one NVLink domain: its all-reduces leave NVLink";
     });
   }
   if (cluster.gpus % cluster.gpus_per_node != 0) {
@@ -365,7 +365,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   // Pipeline point-to-point: one activation of tokens·h bf16 per boundary per micro-batch
   // each way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
   if (p.pp > 1) {
-    const GroupPlacement pp_group = place_group(p, scenario.cluster.gpus_per_node, Axis::kPp);
+    const GroupPlacement pp_group = place_group(p, scenario.cluster.nvlink_domain_gpus, Axis::kPp);
     const double one_way = send_recv_s(message_sizes(scenario, p).pp_bytes, pp_group.crosses_nodes(), gpu);
     // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
     // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
@@ -381,7 +381,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const TrainingSpec& training = scenario.training;
   const double grad_bytes = model_state_bytes(scenario).gradients;
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
-  const int gpn = scenario.cluster.gpus_per_node;
+  const int gpn = scenario.cluster.nvlink_domain_gpus;
   const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
   const GroupPlacement edp_group = place_ranks(1LL * p.tp * p.ep, 1LL * p.dp * p.cp / std::max(1, p.ep), gpn);
   // DeepSpeed's ZeRO-3 gathers each parameter with flat all-gathers over the whole DP group:

@@ -165,9 +165,9 @@ class Families {
 
 /// tp candidates in the order the likely optimum comes first: those inside one NVLink domain
 /// (largest first: the heaviest traffic stays on NVLink), then the rest from small to large.
-std::vector<int> tp_order(std::vector<int> candidates, int gpus_per_node) {
-  std::stable_partition(candidates.begin(), candidates.end(), [gpus_per_node](int tp) { return tp <= gpus_per_node; });
-  const auto inside_end = std::find_if(candidates.begin(), candidates.end(), [gpus_per_node](int tp) { return tp > gpus_per_node; });
+std::vector<int> tp_order(std::vector<int> candidates, int domain_gpus) {
+  auto inside = [domain_gpus](int tp) { return tp <= domain_gpus; };
+  const auto inside_end = std::stable_partition(candidates.begin(), candidates.end(), inside);
   std::reverse(candidates.begin(), inside_end);
   return candidates;
 }
@@ -208,7 +208,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     stats.capped_at_cp = cp;
     stats.capped_at_pp = pp;
   };
-  for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), scenario.cluster.gpus_per_node)) {
+  for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
     for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
       if (stats.capped) break;

@@ -65,8 +65,9 @@ Scenario parse_scenario(const nlohmann::json& document, const PresetCatalog& pre
 /// Parses a model object (custom model spec) at `path`.
 ModelSpec parse_model(const nlohmann::json& value, const std::string& path);
 
-/// Parses a GPU object (custom GPU spec) at `path`.
-GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path);
+/// Parses a GPU object (custom GPU spec) at `path`; over `base` (a preset named by the object's
+/// "preset") every field is an optional override.
+GpuSpec parse_gpu(const nlohmann::json& value, const std::string& path, const GpuSpec* base = nullptr);
 
 /// Parses the calibration document (core/presets/calibration/calibration.json).
 Calibration parse_calibration(const nlohmann::json& document, const std::string& path);

@@ -1,0 +1,106 @@
+// Cluster topology: hosts and NVLink domains apart (GB200 NVL72: 4-GPU trays, 72-GPU domains),
+// the scale-out network from NICs, and presets with overrides. Expected values by hand.
+#include <gtest/gtest.h>
+
+#include "../support/scenario_files.h"
+#include "pplan/io/api.h"
+#include "pplan/model/comm.h"
+#include "pplan/model/compute.h"
+#include "pplan/model/placement.h"
+
+namespace pplan {
+namespace {
+
+using testing::scenario_from;
+
+Scenario deepseek_on(const std::string& gpu, int gpus) {
+  return scenario_from(R"({"model":"deepseek-v3","cluster":{"gpu":")" + gpu + R"(","gpus":)" +
+                       std::to_string(gpus) + R"(},"training":{"seq_len":4096,"global_batch":4096},
+                       "parallel":{"tp":1,"pp":4,"ep":64,"zero":1}})");
+}
+
+TEST(Topology, Gb200PresetIsFourGpuTraysInSeventyTwoGpuDomains) {
+  const Scenario s = deepseek_on("gb200", 144);
+  EXPECT_EQ(s.cluster.gpus_per_node, 4);
+  EXPECT_EQ(s.cluster.nvlink_domain_gpus, 72);
+  // 4 NICs of 400 Gb/s per tray of 4 GPUs: 50 GB/s per GPU.
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.network_bytes_per_s, 50e9);
+}
+
+TEST(Topology, Ep64InsideOneNvl72DomainPaysNvlinkAcrossDgxNodesTheNetwork) {
+  const Scenario rack = deepseek_on("gb200", 256);
+  const Scenario dgx = deepseek_on("h100-sxm", 256);
+  ParallelConfig p;
+  p.tp = 1;
+  p.pp = 4;
+  p.dp = 64;
+  p.ep = 64;
+  // EP ranks are adjacent (stride tp = 1): 64 of them fit one 72-GPU domain, or 8 DGX nodes.
+  const GroupPlacement in_rack = place_group(p, rack.cluster.nvlink_domain_gpus, Axis::kEp);
+  const GroupPlacement across = place_group(p, dgx.cluster.nvlink_domain_gpus, Axis::kEp);
+  EXPECT_FALSE(in_rack.crosses_nodes());
+  EXPECT_EQ(across.nodes, 8);
+  // All-to-all of B bytes per rank: 63/64 of it over NVLink at 0.8 · 900 GB/s in the rack;
+  // across DGX nodes, 56/64 of it over the 50 GB/s NIC at 92%.
+  const double bytes = 100e6;
+  EXPECT_NEAR(all_to_all_s(bytes, in_rack, rack.cluster.gpu), 63.0 / 64 * bytes / (0.8 * 900e9) + 5e-6, 1e-9);
+  EXPECT_NEAR(all_to_all_s(bytes, across, dgx.cluster.gpu), 56.0 / 64 * bytes / (0.92 * 50e9) + 10e-6, 1e-9);
+  // And the layer times follow: the MoE layer's all-to-all is >10x cheaper in the rack.
+  const LayerTimes rack_moe = layer_times(rack, p, 10);
+  const LayerTimes dgx_moe = layer_times(dgx, p, 10);
+  EXPECT_GT(dgx_moe.ep_forward_s, 10 * rack_moe.ep_forward_s);
+}
+
+TEST(Topology, NicsPerNodeSetTheNetworkPerGpu) {
+  // Half the NICs: 4 × 400 Gb/s shared by 8 GPUs = 25 GB/s per GPU.
+  const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":16,
+      "network":{"nics_per_node":4}},"training":{"seq_len":8192,"global_batch":64}})");
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.network_bytes_per_s, 25e9);
+  const Scenario fast = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":16,
+      "network":{"nic_gbits_per_s":800}},"training":{"seq_len":8192,"global_batch":64}})");
+  EXPECT_DOUBLE_EQ(fast.cluster.gpu.network_bytes_per_s, 100e9);
+  // A 2:1 oversubscribed fabric halves what leaves the host.
+  const Scenario shared = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":16,
+      "network":{"oversubscription":2}},"training":{"seq_len":8192,"global_batch":64}})");
+  EXPECT_DOUBLE_EQ(shared.cluster.gpu.network_bytes_per_s, 25e9);
+}
+
+TEST(Topology, APresetWithOverridesKeepsItsCalibration) {
+  const Scenario base = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"a100-80gb","gpus":8},
+      "training":{"seq_len":4096,"global_batch":64}})");
+  const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":{"preset":"a100-80gb",
+      "network_gbytes_per_s":12.5},"gpus":8},"training":{"seq_len":4096,"global_batch":64}})");
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.network_bytes_per_s, 12.5e9);
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.bf16_flops_per_s, base.cluster.gpu.bf16_flops_per_s);
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.memory_bytes, base.cluster.gpu.memory_bytes);
+  EXPECT_DOUBLE_EQ(s.cluster.gpu.mamf_fraction_bf16, base.cluster.gpu.mamf_fraction_bf16);
+  EXPECT_EQ(s.cluster.gpu.sm_count, base.cluster.gpu.sm_count);
+  EXPECT_EQ(s.cluster.gpus_per_node, 8);
+}
+
+TEST(Topology, UnknownOverrideKeysAndDomainsThatSplitHostsAreErrors) {
+  const std::string bad_key = handle_request(R"({"command":"evaluate","scenario":{"model":"llama3-8b",
+      "cluster":{"gpu":{"preset":"h100-sxm","network_gbyte_per_s":25},"gpus":8},
+      "training":{"seq_len":4096,"global_batch":64}}})");
+  EXPECT_NE(bad_key.find("schema.unknown_field"), std::string::npos) << bad_key;
+  EXPECT_NE(bad_key.find("/cluster/gpu/network_gbyte_per_s"), std::string::npos) << bad_key;
+  const std::string bad_domain = handle_request(R"({"command":"evaluate","scenario":{"model":"llama3-8b",
+      "cluster":{"gpu":"gb200","gpus":144,"nvlink_domain_gpus":70},
+      "training":{"seq_len":4096,"global_batch":64}}})");
+  EXPECT_NE(bad_domain.find("input.inconsistent"), std::string::npos) << bad_domain;
+  EXPECT_NE(bad_domain.find("/cluster/nvlink_domain_gpus"), std::string::npos) << bad_domain;
+}
+
+TEST(Topology, OldScenariosWithOnlyGpusPerNodeKeepOneDomainPerNode) {
+  // Schema-v1 scenarios name only gpus_per_node, which was the NVLink domain.
+  const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":{"name":"x","memory_gb":80,
+      "bf16_tflops":989,"nvlink_gbytes_per_s":450,"network_gbytes_per_s":50},"gpus":144,"gpus_per_node":72},
+      "training":{"seq_len":4096,"global_batch":72}})");
+  EXPECT_EQ(s.cluster.nvlink_domain_gpus, 72);
+  const Scenario dgx = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":16,
+      "gpus_per_node":4},"training":{"seq_len":4096,"global_batch":64}})");
+  EXPECT_EQ(dgx.cluster.nvlink_domain_gpus, 8);  // the DGX's domain holds whole 4-GPU hosts
+}
+
+}  // namespace
+}  // namespace pplan
