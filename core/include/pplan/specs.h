@@ -37,6 +37,9 @@ struct ModelSpec {
   bool tied_embeddings = false;  ///< input embedding shared with the LM head (GPT-3)
   bool dropout = false;          ///< dropout masks kept for backward (GPT era; Llama has none)
   bool learned_positions = false;  ///< learned absolute position table (GPT) vs rotary (Llama)
+  /// RoPE base θ of rotary models (Su et al. 2021, "RoFormer", §3.2.2: θ_i = base^(−2i/d));
+  /// 10000 is RoFormer's and Megatron's default. Unused with learned positions.
+  double rope_theta = 10000;
   std::optional<MoeSpec> moe;
   double nominal_params = 0;  ///< published size ("175B") used by the method's hand calculation
   std::string source;

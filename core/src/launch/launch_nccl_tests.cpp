@@ -234,23 +234,43 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
       b.link = link_name(g);
       benches.push_back(b);
     } else {
+      // Megatron-FSDP (ZeRO-3) gathers and reduce-scatters one transformer layer at a time
+      // (Megatron-LM d98e8a64 docs/user-guide/features/megatron_fsdp.md: weights un-sharded per
+      // FSDP unit); ZeRO-1/2 move the whole stage once per step.
+      const bool per_layer = p.zero >= 3;
+      const int stage_layers = std::max(1, plan.split.layers_on_stage(plan.memory.peak_stage, p.pp));
+      const double layer_params = (params.dense - params.embedding_and_head) / stage_layers;
+      const double moved = per_layer ? layer_params : params.dense;
+      const std::string what =
+          per_layer ? "(" + num(static_cast<long long>(params.dense)) + " dense - " +
+                          num(static_cast<long long>(params.embedding_and_head)) + " embedding/head parameters) / " +
+                          num(stage_layers) + " layers of stage " + num(plan.memory.peak_stage) + " = one layer's " +
+                          num(static_cast<long long>(layer_params))
+                    : grads;
       Benchmark rs = over(g, span, f);
-      rs.title = "DP (ZeRO-" + num(p.zero) + "): gradient reduce-scatter over dp x cp (fp32 gradients)";
-      rs.derivation = grads + " x 4 bytes";
+      rs.title = "DP (ZeRO-" + num(p.zero) + "): gradient reduce-scatter over dp x cp (fp32 gradients" +
+                 std::string(per_layer ? ", one layer at a time, every micro-batch)" : ")");
+      rs.derivation = what + " x 4 bytes";
       rs.collective = Collective::kReduceScatter;
       rs.datatype = "float";
-      rs.bytes = params.dense * 4.0;
+      rs.bytes = moved * 4.0;
       cap_size(rs);
       rs.model_time_s = reduce_scatter_s(rs.bytes, g, gpu);
       rs.link = link_name(g);
       benches.push_back(rs);
+      // --fp8-param-gather keeps the weights in FP8: the gather moves one byte per weight (as
+      // uint8: a gather does no arithmetic, and nccl-tests' f8e4m3 needs NCCL >= 2.24).
+      const bool fp8_gather = fp8_param_gather(f);
       Benchmark ag = over(g, span, f);
-      ag.title = "DP (ZeRO-" + num(p.zero) + "): bf16 weight all-gather over dp x cp" +
-                 std::string(p.zero >= 3 ? " (every micro-batch, forward and backward)" : " (after the optimizer step)");
-      ag.derivation = grads + " x 2 bytes";
+      ag.title = "DP (ZeRO-" + num(p.zero) + "): " + std::string(fp8_gather ? "FP8" : "bf16") +
+                 " weight all-gather over dp x cp" +
+                 std::string(per_layer ? " (one layer at a time, every micro-batch, forward and backward)"
+                                       : " (after the optimizer step)") +
+                 (fp8_gather ? "; --fp8-param-gather" : "");
+      ag.derivation = what + (fp8_gather ? " x 1 byte (FP8)" : " x 2 bytes");
       ag.collective = Collective::kAllGather;
-      ag.datatype = "bfloat16";
-      ag.bytes = params.dense * 2.0;
+      ag.datatype = fp8_gather ? "uint8" : "bfloat16";
+      ag.bytes = moved * (fp8_gather ? 1.0 : 2.0);
       cap_size(ag);
       ag.model_time_s = reduce_scatter_s(ag.bytes, g, gpu);
       ag.link = link_name(g);
