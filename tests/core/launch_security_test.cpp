@@ -185,6 +185,24 @@ for hostile, benign, kind, label in json.load(open(sys.argv[1])):
         b = open(benign, encoding="utf-8").read()
         if kind == "python":
             same = ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+        elif kind == "python-refusal":
+            class Blank(ast.NodeTransformer):
+                def visit_Constant(self, node):
+                    return ast.Constant(value="") if isinstance(node.value, str) else node
+            same = ast.dump(Blank().visit(ast.parse(a))) == ast.dump(Blank().visit(ast.parse(b)))
+            # Run it in an empty directory: SystemExit(1) and no file.
+            import contextlib, io, os, tempfile
+            with tempfile.TemporaryDirectory() as d:
+                here = os.getcwd()
+                os.chdir(d)
+                try:
+                    with contextlib.redirect_stderr(io.StringIO()) as err:
+                        exec(compile(a, hostile, "exec"), {"__name__": "__main__"})
+                    same = False  # it did not exit
+                except SystemExit as e:
+                    same = same and e.code == 1 and os.listdir(d) == [] and "fp8_unsupported" in err.getvalue()
+                finally:
+                    os.chdir(here)
         elif kind == "toml":
             same = tomllib.loads(a) == tomllib.loads(b)
         else:
@@ -272,6 +290,57 @@ TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
   for (const std::string& format : pplan::launch_formats()) {
     EXPECT_GE(generated[format], int(payloads().size()) * 4) << format;
   }
+}
+
+TEST(LaunchSecurity, RefusalScriptsOnlyPrintTheReasons) {
+  if (std::system("bash -c true > /dev/null 2>&1") != 0 || std::system("python3 -c pass > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "needs bash and python3";
+  }
+  // FP8 on an A100: megatron.fp8_unsupported quotes the GPU's name in its message.
+  Scenario s = pplan::testing::scenario_from(R"({"schema_version": 1, "model": "llama3-8b",
+      "cluster": {"gpu": "a100-80gb", "gpus": 8}, "training": {"seq_len": 4096, "global_batch": 64, "precision": "fp8"},
+      "parallel": {"tp": 2, "pp": 1, "dp": 4, "cp": 1, "recompute": "full", "zero": 3}})");
+  const std::string root = temp_root();
+  std::vector<Comparison> comparisons;
+  for (const std::string& payload : payloads()) {
+    SCOPED_TRACE(visible(payload));
+    for (const std::string& format : pplan::launch_formats()) {
+      Scenario hostile = s;
+      hostile.cluster.gpu.name = payload;
+      const auto problems = pplan::framework_problems(pplan::LaunchFramework::kMegatron, hostile,
+                                                      pplan::resolve_defaults(hostile));
+      ASSERT_FALSE(problems.empty());
+      const std::string script = pplan::launch_refusal_script(format, problems);
+      const Kind kind = kind_of(format);
+      if (kind == Kind::kToml || kind == Kind::kJson) {
+        EXPECT_EQ(script, "") << format;
+        continue;
+      }
+      if (kind == Kind::kBash && format != "megatron") {
+        // The same script but for the format's name: run once, for megatron.
+        std::string same = pplan::launch_refusal_script("megatron", problems);
+        same.replace(same.find("--format megatron"), 17, "--format " + format);
+        EXPECT_EQ(script, same);
+      } else if (kind == Kind::kBash) {
+        const pplan::testing::StubRun run = pplan::testing::run_under_stubs(script, root);
+        EXPECT_EQ(run.exit_code, 1) << format;
+        EXPECT_TRUE(run.calls.empty()) << format << " called " << run.calls.front().front();
+        EXPECT_TRUE(files_under(run.work_dir).empty()) << format;
+        EXPECT_NE(run.stderr_text.find("megatron.fp8_unsupported"), std::string::npos) << run.stderr_text;
+      } else {
+        Scenario benign = s;
+        benign.cluster.gpu.name = "benign";
+        const std::string stem = root + "/refusal" + std::to_string(comparisons.size());
+        write(stem + ".hostile", script);
+        write(stem + ".benign", pplan::launch_refusal_script(
+                                    format, pplan::framework_problems(pplan::LaunchFramework::kMegatron, benign,
+                                                                      pplan::resolve_defaults(benign))));
+        // Compared in shape and run in the checker: it must exit 1 and create nothing.
+        comparisons.push_back({stem + ".hostile", stem + ".benign", "python-refusal", visible(payload)});
+      }
+    }
+  }
+  EXPECT_EQ(compare_in_python(comparisons, root), "\n");
 }
 
 TEST(LaunchSecurity, JobNamesAreFilteredIds) {

@@ -8,6 +8,7 @@
 // - golden files for the examples (UPDATE_GOLDEN=1 regenerates them; review the diff).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -20,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/stub_shell.h"
 #include "pplan/io/api.h"
 #include "pplan/launch/launch.h"
 
@@ -481,6 +483,71 @@ void expect_formats_agree(const json& scenario, const Expected& x, long long tp,
 }
 
 // ---------------------------------------------------------------------------------------
+// Running the bash formats under logging stubs (tests/support/stub_shell.h).
+
+/// The value after `flag` in `argv`, or -1.
+long long argv_int(const std::vector<std::string>& argv, const std::string& flag) {
+  for (std::size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return std::stoll(argv[i + 1]);
+  }
+  return -1;
+}
+
+/// Every bash format of `scenario` runs, calls only its launcher (and the rendezvous helpers
+/// of SLURM, the `cat` that writes a config), and hands the launcher the priced sizes.
+void expect_bash_formats_run_the_plan(const json& scenario, const Expected& x, long long tp, long long pp,
+                                      long long cp, long long mbs, int* runs) {
+  const std::string root = ::testing::TempDir() + "pplan_launch_stubs";
+  std::filesystem::create_directories(root);
+  const long long nodes = x.gpus > x.gpus_per_node ? x.gpus / x.gpus_per_node : 1;
+  const long long per_node = x.gpus > x.gpus_per_node ? x.gpus_per_node : x.gpus;
+  for (const std::string format : {"megatron", "slurm", "env", "torchtitan", "deepspeed", "nccl-tests"}) {
+    SCOPED_TRACE(format);
+    const json r = launch(scenario, format);
+    if (r.contains("problems")) continue;
+    const pplan::testing::StubRun run = pplan::testing::run_under_stubs(r["text"], root);
+    ++*runs;
+    ASSERT_EQ(run.exit_code, 0) << run.stderr_text;
+    std::vector<std::vector<std::string>> launches;
+    for (const auto& call : run.calls) {
+      const std::string& name = call[0];
+      const bool launcher = (name == "torchrun" && format != "slurm" && format != "nccl-tests") ||
+                            (name == "srun" && (format == "slurm" || format == "nccl-tests"));
+      const bool helper = (format == "slurm" && (name == "scontrol" || name == "head" || name == "awk" ||
+                                                 (name == "srun" && std::find(call.begin(), call.end(), "hostname") != call.end()))) ||
+                          ((format == "torchtitan" || format == "deepspeed") && name == "cat" && call.size() == 1);
+      EXPECT_TRUE(launcher || helper) << format << " called " << name;
+      if (launcher && !helper) launches.push_back(call);
+    }
+    if (format == "env") {
+      EXPECT_TRUE(run.calls.empty());
+      continue;
+    }
+    if (format == "nccl-tests") {
+      for (const auto& call : launches) EXPECT_LE(argv_int(call, "-n"), x.gpus);
+      continue;
+    }
+    ASSERT_EQ(launches.size(), 1u) << format;
+    const std::vector<std::string>& argv = launches[0];
+    EXPECT_EQ(argv_int(argv, "--nnodes"), nodes);
+    EXPECT_EQ(argv_int(argv, "--nproc_per_node"), per_node);
+    if (format == "torchtitan") {
+      const std::string config = pplan::testing::slurp(run.work_dir + "/pplan_plan.py");
+      EXPECT_EQ(find_int(config, R"(p\.tensor_parallel_degree = (\d+))"), tp);
+      EXPECT_EQ(find_int(config, R"(p\.pipeline_parallel_degree = (\d+))"), pp);
+      EXPECT_EQ(find_int(config, R"(p\.context_parallel_degree = (\d+))"), cp);
+      EXPECT_EQ(find_int(config, R"(num_tokens_per_microbatch_per_dp_rank = (\d+))"), mbs * x.seq_len);
+      continue;
+    }
+    EXPECT_EQ(argv_int(argv, "--tensor-model-parallel-size"), tp);
+    EXPECT_EQ(argv_int(argv, "--pipeline-model-parallel-size"), pp);
+    if (format != "deepspeed") EXPECT_EQ(argv_int(argv, "--context-parallel-size"), cp);
+    EXPECT_EQ(argv_int(argv, "--micro-batch-size"), mbs);
+    EXPECT_EQ(argv_int(argv, "--global-batch-size"), x.global_batch);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 
 json example(const std::string& name) {
   return json::parse(read_file(std::string(PPLAN_SOURCE_DIR) + "/examples/" + name + ".json"));
@@ -754,7 +821,7 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
   const std::vector<std::string> models = {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b",
                                            "deepseek-v3", "megatron-1t", "custom"};
   const std::vector<std::string> gpus = {"a100-80gb", "h100-sxm", "h200", "b200"};
-  int launched = 0, refused = 0, uneven = 0, interleaved = 0, moe = 0, overlapped = 0;
+  int launched = 0, refused = 0, uneven = 0, interleaved = 0, moe = 0, overlapped = 0, stub_runs = 0;
   for (int trial = 0; trial < 300; ++trial) {
     json s;
     s["schema_version"] = 1;
@@ -853,16 +920,19 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     EXPECT_EQ(int_arg(a, "--context-parallel-size", 0), cp);
     EXPECT_EQ(has(a, "--sequence-parallel"), s["parallel"]["sequence_parallel"].get<bool>());
     expect_formats_agree(s, x, tp, pp, cp, mbs);
+    expect_bash_formats_run_the_plan(s, x, tp, pp, cp, mbs, &stub_runs);
   }
   // The generator exercised both paths.
   std::cout << "random plans: " << launched << " launched (" << uneven << " uneven pipelines, "
-            << interleaved << " interleaved, " << moe << " MoE), " << refused << " refused\n";
+            << interleaved << " interleaved, " << moe << " MoE), " << refused << " refused; " << stub_runs
+            << " bash scripts run under stubs\n";
   EXPECT_GT(uneven, 0);
   EXPECT_GT(interleaved, 0);
   EXPECT_GT(moe, 0);
   EXPECT_GT(overlapped, 0);
   EXPECT_GT(launched, 30);
   EXPECT_GT(refused, 10);
+  EXPECT_GT(stub_runs, 4 * launched);  // megatron, slurm, env, nccl-tests always; often DeepSpeed, torchtitan
 }
 
 // ---------------------------------------------------------------------------------------
@@ -887,11 +957,27 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
   const std::vector<std::string> examples = {"gpt3-175b-1024-a100", "launch-llama3-70b-64-h100-fp8",
                                              "launch-deepseek-v3-1024-h100",
                                              "launch-llama3-8b-8-b200-fsdp"};
+  // Plans every framework launches as priced (torchtitan refuses the examples above: ZeRO-1,
+  // selective recompute, CP, expert TP): Llama 3 70B, TP 8 x interleaved PP 4 x FSDP 2, and
+  // DeepSeek-V3 with EP 8 and FSDP, FP8.
+  std::map<std::string, json> scenarios;
+  for (const std::string& name : examples) scenarios[name] = example(name);
+  scenarios["inline-llama3-70b-64-h100-tp8-pp4-fsdp"] = {
+      {"schema_version", 1}, {"model", "llama3-70b"},
+      {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 64}, {"gpus_per_node", 8}}},
+      {"training", {{"seq_len", 8192}, {"global_batch", 128}, {"precision", "bf16"}}},
+      {"parallel", {{"tp", 8}, {"pp", 4}, {"dp", 2}, {"cp", 1}, {"vpp", 5}, {"micro_batch", 1},
+                    {"sequence_parallel", true}, {"recompute", "full"}, {"zero", 3}}}};
+  scenarios["inline-deepseek-v3-256-h100-ep8-fsdp-fp8"] = {
+      {"schema_version", 1}, {"model", "deepseek-v3"},
+      {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 256}, {"gpus_per_node", 8}}},
+      {"training", {{"seq_len", 4096}, {"global_batch", 512}, {"precision", "fp8"}}},
+      {"parallel", {{"tp", 1}, {"pp", 1}, {"dp", 256}, {"cp", 1}, {"ep", 8}, {"micro_batch", 1},
+                    {"recompute", "full"}, {"zero", 3}}}};
   const bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
   const std::string dir = std::string(PPLAN_SOURCE_DIR) + "/tests/golden/launch/";
   int compared = 0;
-  for (const std::string& name : examples) {
-    const json scenario = example(name);
+  for (const auto& [name, scenario] : scenarios) {
     for (const std::string& format : pplan::launch_formats()) {
       const json r = launch(scenario, format);
       ASSERT_TRUE(r["ok"].get<bool>()) << name << " " << format;
