@@ -46,18 +46,6 @@ const std::vector<LaunchFramework> kFrameworks = {LaunchFramework::kMegatron, La
                                                   LaunchFramework::kTorchtitanToml, LaunchFramework::kDeepSpeed,
                                                   LaunchFramework::kNemo};
 
-/// The launch format whose refusals are the framework's.
-std::string format_of(LaunchFramework f) {
-  switch (f) {
-    case LaunchFramework::kMegatron: return "megatron";
-    case LaunchFramework::kTorchtitan: return "torchtitan";
-    case LaunchFramework::kTorchtitanToml: return "torchtitan-toml";
-    case LaunchFramework::kDeepSpeed: return "deepspeed";
-    case LaunchFramework::kNemo: return "nemo";
-  }
-  return "";
-}
-
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> out;
   for (const char* model : {"llama3-8b", "llama3-70b", "llama3-405b", "deepseek-v3", "mixtral-8x7b", "gpt3-175b"}) {
@@ -109,7 +97,7 @@ TEST(FrameworkRules, CheapCheckAgreesWithTheFullListAndTheGenerators) {
           for (const auto& problem : all) EXPECT_FALSE(problem.message.empty()) << problem.code;
         }
         // The generator refuses exactly these problems.
-        const nlohmann::ordered_json r = pplan::launch_response(s, plan, format_of(f));
+        const nlohmann::ordered_json r = pplan::launch_response(s, plan, pplan::framework_name(f));  // the format of the same name
         if (all.empty()) {
           ++launched;
           EXPECT_FALSE(r.contains("problems")) << r["problems"].dump();

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -16,27 +18,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pplan/io/api.h"
+#include "../support/launch_requests.h"
 
 namespace {
 
 using nlohmann::json;
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using pplan::testing::read_text;
 
-json example(const std::string& name) {
-  return json::parse(read_file(std::string(PPLAN_SOURCE_DIR) + "/examples/" + name + ".json"));
-}
+json example(const std::string& name) { return pplan::testing::example_scenario(name); }
 
-json launch(const json& scenario, const std::string& format) {
-  const json request = {{"command", "launch"}, {"scenario", scenario}, {"format", format}};
-  return json::parse(pplan::handle_request(request.dump()));
-}
+json launch(const json& scenario, const std::string& format) { return pplan::testing::launch_request(scenario, format); }
 
 /// The text of a launch that must not be refused.
 std::string text_of(const json& scenario, const std::string& format) {
@@ -168,17 +160,18 @@ TEST(LaunchCli, RefusalPipedIntoBashFailsLoudly) {
   std::ofstream(scenario) << s.dump();
   const std::string cli = PPLAN_CLI;
   const std::string err = dir + "pplan_refusal.err";
-  // pplan itself: a non-zero exit and the reason on stderr.
+  // pplan itself: exit 3 (README "Launch") and the reason on stderr.
   const int status = std::system(("'" + cli + "' launch '" + scenario + "' --format megatron > /dev/null 2> '" + err + "'").c_str());
-  EXPECT_NE(status, 0);
-  EXPECT_TRUE(contains(read_file(err), "megatron.batch_not_divisible")) << read_file(err);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  EXPECT_TRUE(contains(read_text(err), "megatron.batch_not_divisible")) << read_text(err);
   // `pplan launch ... | bash` (no pipefail): bash itself exits 1 and prints the reason.
   const std::string bash_err = dir + "pplan_refusal_bash.err";
   const int piped = std::system(("'" + cli + "' launch '" + scenario + "' --format slurm 2> /dev/null | bash 2> '" +
                                  bash_err + "'").c_str());
   EXPECT_TRUE(WIFEXITED(piped));
   EXPECT_EQ(WEXITSTATUS(piped), 1);
-  EXPECT_TRUE(contains(read_file(bash_err), "megatron.batch_not_divisible")) << read_file(bash_err);
+  EXPECT_TRUE(contains(read_text(bash_err), "megatron.batch_not_divisible")) << read_text(bash_err);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -216,7 +216,7 @@ print("\n".join(failures))
 )PY");
   const std::string report = root + "/report.txt";
   const int status = std::system(("python3 '" + checker + "' '" + manifest + "' > '" + report + "' 2>&1").c_str());
-  std::string text = pplan::testing::slurp(report);
+  std::string text = pplan::testing::read_text(report);
   if (status != 0) text += "\n(python3 exited with " + std::to_string(status) + ")";
   return text;
 }

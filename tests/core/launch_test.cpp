@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/launch_requests.h"
 #include "../support/stub_shell.h"
 #include "pplan/io/api.h"
 #include "pplan/launch/launch.h"
@@ -36,10 +37,7 @@ std::string read_file(const std::string& path) {
   return s.str();
 }
 
-json launch(const json& scenario, const std::string& format) {
-  const json request = {{"command", "launch"}, {"scenario", scenario}, {"format", format}};
-  return json::parse(pplan::handle_request(request.dump()));
-}
+json launch(const json& scenario, const std::string& format) { return pplan::testing::launch_request(scenario, format); }
 
 // ---------------------------------------------------------------------------------------
 // The Megatron flag table.
@@ -532,7 +530,7 @@ void expect_bash_formats_run_the_plan(const json& scenario, const Expected& x, l
     EXPECT_EQ(argv_int(argv, "--nnodes"), nodes);
     EXPECT_EQ(argv_int(argv, "--nproc_per_node"), per_node);
     if (format == "torchtitan") {
-      const std::string config = pplan::testing::slurp(run.work_dir + "/pplan_plan.py");
+      const std::string config = pplan::testing::read_text(run.work_dir + "/pplan_plan.py");
       EXPECT_EQ(find_int(config, R"(p\.tensor_parallel_degree = (\d+))"), tp);
       EXPECT_EQ(find_int(config, R"(p\.pipeline_parallel_degree = (\d+))"), pp);
       EXPECT_EQ(find_int(config, R"(p\.context_parallel_degree = (\d+))"), cp);
@@ -549,9 +547,7 @@ void expect_bash_formats_run_the_plan(const json& scenario, const Expected& x, l
 
 // ---------------------------------------------------------------------------------------
 
-json example(const std::string& name) {
-  return json::parse(read_file(std::string(PPLAN_SOURCE_DIR) + "/examples/" + name + ".json"));
-}
+json example(const std::string& name) { return pplan::testing::example_scenario(name); }
 
 TEST(LaunchFormats, ListsEveryFormat) {
   EXPECT_EQ(pplan::launch_formats(),

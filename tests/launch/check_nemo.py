@@ -13,13 +13,13 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
 CLI, ROOT = sys.argv[1], sys.argv[2]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "data"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import stub_nemo  # noqa: E402
 
 stub_nemo.install()
@@ -78,12 +78,7 @@ RECIPE_OF = {"llama3-8b": "llama3_8b", "llama3-70b": "llama3_70b", "llama3-405b"
 
 
 def launch(s):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(s, f)
-    try:
-        return subprocess.run([CLI, "launch", f.name, "--format", "nemo"], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
+    return checks.run(CLI, s, "launch", "--format", "nemo")
 
 
 def flatten(value, prefix=""):
@@ -119,12 +114,7 @@ def expected_split(s, model):
 
 def resolved_parallel(s):
     """The plan the engine resolves (pinned fields and its defaults), from `pplan evaluate`."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(s, f)
-    try:
-        r = subprocess.run([CLI, "evaluate", f.name], capture_output=True, text=True, check=True)
-    finally:
-        os.unlink(f.name)
+    r = checks.run(CLI, s, "evaluate")
     return json.loads(r.stdout)["parallel"]
 
 
@@ -249,14 +239,7 @@ def check(name, s):
     e["trainer.plugins"] = plugin
 
     result, before = flatten(recipe), flatten(base)
-    for path, value in e.items():
-        if path not in result:
-            fail(name, f"{path} does not exist")
-        elif result[path] != value:
-            fail(name, f"{path} = {result[path]!r}, expected {value!r}")
-    for path, value in result.items():
-        if path not in e and before.get(path) != value:
-            fail(name, f"{path} changed to {value!r} (recipe {before.get(path)!r}) but the plan does not ask for it")
+    checks.compare(fail, name, result, before, e)
     # The architecture that trains is the priced one (the recipe's own for exact presets).
     c = recipe.model.config
     arch_now = (c.num_layers, c.hidden_size, c.ffn_hidden_size, c.num_attention_heads)

@@ -14,14 +14,14 @@ import dataclasses
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import types
 
 CLI, ROOT = sys.argv[1], sys.argv[2]
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(ROOT, "tests", "data"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
 import stub_torchtitan  # noqa: E402
 import stub_torchtitan_toml  # noqa: E402
 
@@ -108,13 +108,7 @@ def expected_layers_per_rank(s):
 
 
 def launch(s, fmt):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(s, f)
-    try:
-        r = subprocess.run([CLI, "launch", f.name, "--format", fmt], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
-    return r
+    return checks.run(CLI, s, "launch", "--format", fmt)
 
 
 def flatten(obj, prefix=""):
@@ -133,16 +127,17 @@ def flatten(obj, prefix=""):
     return out
 
 
-def check_changes(where, result, base, expected):
-    """Every expected path has its value; every other path kept the base value."""
-    for path, value in expected.items():
-        if path not in result:
-            fail(where, f"{path} does not exist")
-        elif result[path] != value:
-            fail(where, f"{path} = {result[path]!r}, expected {value!r}")
-    for path, value in result.items():
-        if path not in expected and base.get(path) != value:
-            fail(where, f"{path} changed to {value!r} (base {base.get(path)!r}) but the plan does not ask for it")
+def expect_pipeline(where, s, parallelism, facts, expected):
+    """The pipeline keys of either era: the schedule, and the split torchtitan computes from
+    pplan's layers_per_stage and first/last less layers must be pplan's layers per rank."""
+    vpp = s["parallel"]["vpp"]
+    expected["parallelism.pipeline_parallel_schedule"] = "Interleaved1F1B" if vpp > 1 else "1F1B"
+    for key in ("layers_per_stage", "first_stage_less_layers", "last_stage_less_layers"):
+        expected["parallelism.pipeline_parallel_" + key] = getattr(parallelism, "pipeline_parallel_" + key)
+    if facts["layers_per_rank"] != expected_layers_per_rank(s):
+        fail(where, f"layers per rank {facts['layers_per_rank']}, pplan prices {expected_layers_per_rank(s)}")
+    if facts["stages"] != s["parallel"]["pp"] * vpp:
+        fail(where, f"{facts['stages']} stages, pplan prices {s['parallel']['pp'] * vpp}")
 
 
 def world_of(text):
@@ -185,19 +180,13 @@ def check_current(name, s, text):
     if model.get("moe"):
         expected["parallelism.expert_parallel_degree"] = ep
     if pp > 1:
-        expected["parallelism.pipeline_parallel_schedule"] = "Interleaved1F1B" if vpp > 1 else "1F1B"
         expected["parallelism.num_pp_microbatches"] = m
-        for key in ("layers_per_stage", "first_stage_less_layers", "last_stage_less_layers"):
-            expected["parallelism.pipeline_parallel_" + key] = getattr(config.parallelism, "pipeline_parallel_" + key)
-        if facts["layers_per_rank"] != expected_layers_per_rank(s):
-            fail(where, f"layers per rank {facts['layers_per_rank']}, pplan prices {expected_layers_per_rank(s)}")
-        if facts["stages"] != pp * vpp:
-            fail(where, f"{facts['stages']} stages, pplan prices {pp * vpp}")
+        expect_pipeline(where, s, config.parallelism, facts, expected)
     if facts["gradient_accumulation"] != (1 if pp > 1 else m):
         fail(where, f"gradient accumulation {facts['gradient_accumulation']}")
     result, before = flatten(config), flatten(base)
     result.pop("model_spec"), before.pop("model_spec")
-    check_changes(where, result, before, expected)
+    checks.compare(fail, where, result, before, expected)
     # The model: the registry flavor of the scenario's model, converted only for FP8.
     spec = config.model_spec
     shape = spec.shape
@@ -253,12 +242,8 @@ def check_toml(name, s, text):
         expected["parallelism.expert_parallel_degree"] = ep
         expected["parallelism.expert_tensor_parallel_degree"] = tp
     if pp > 1:
-        expected["parallelism.pipeline_parallel_schedule"] = "Interleaved1F1B" if vpp > 1 else "1F1B"
         expected["parallelism.pipeline_parallel_microbatch_size"] = mb
-        for key in ("layers_per_stage", "first_stage_less_layers", "last_stage_less_layers"):
-            expected["parallelism.pipeline_parallel_" + key] = getattr(job.parallelism, "pipeline_parallel_" + key)
-        if facts["layers_per_rank"] != expected_layers_per_rank(s):
-            fail(where, f"layers per rank {facts['layers_per_rank']}, pplan prices {expected_layers_per_rank(s)}")
+        expect_pipeline(where, s, job.parallelism, facts, expected)
         if facts["microbatches"] != m:
             fail(where, f"{facts['microbatches']} micro-batches, pplan prices {m}")
     if fp8:
@@ -274,7 +259,7 @@ def check_toml(name, s, text):
         fail(where, f"gradient accumulation {facts['gradient_accumulation']}")
     result, before = flatten(job), flatten(stub_torchtitan_toml.JobConfig())
     # The TOML's steps follow the token budget; the cases above have none.
-    check_changes(where, result, before, expected)
+    checks.compare(fail, where, result, before, expected)
 
 
 for name, s, outcomes in CASES:

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "scenario_files.h"
+
 namespace pplan::testing {
 
 /// Commands a hijacked script might call, and the launchers a launch script does call.
@@ -31,13 +33,6 @@ struct StubRun {
   std::string work_dir;                         ///< the script's working directory
   std::string stderr_text;
 };
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Directory of stubs, created once per process.
 inline const std::string& stub_bin_dir(const std::string& root) {
@@ -83,8 +78,8 @@ inline StubRun run_under_stubs(const std::string& script, const std::string& roo
   const int status = std::system(command.c_str());
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   run.work_dir = dir + "/work";
-  run.stderr_text = slurp(dir + "/err");
-  const std::string log = slurp(dir + "/log");
+  run.stderr_text = read_text(dir + "/err");
+  const std::string log = read_text(dir + "/log");
   std::vector<std::string> argv;
   std::string word;
   for (char c : log) {

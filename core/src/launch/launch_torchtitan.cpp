@@ -23,14 +23,28 @@ std::string torchrun_c10d(const LaunchFacts& f) {
 /// _validate_cuda_graphs); the trainer then has to be told to run without them.
 bool needs_no_cuda_graphs(const LaunchFacts& f) { return f.parallel.pp > 1 || (f.moe && f.parallel.ep > 1); }
 
+/// What both torchtitan formats decide for a plan (the rules admitted exactly these).
+struct TitanChoices {
+  TitanModel model;
+  TitanDp dp;
+  TitanPipeline pipe;
+  bool deepseek = false;
+};
+
+TitanChoices titan_choices(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+  TitanChoices c;
+  c.model = titan_model(scenario.model);
+  c.dp = titan_dp(f.parallel);
+  c.pipe = titan_pipeline(plan.split, f.parallel);
+  c.deepseek = std::string(c.model.module) == "deepseek_v3";
+  return c;
+}
+
 }  // namespace
 
 std::string torchtitan_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
   const ParallelConfig& p = f.parallel;
-  const TitanModel model = titan_model(scenario.model);
-  const TitanDp dp = titan_dp(p);
-  const TitanPipeline pipe = titan_pipeline(plan.split, p);
-  const bool deepseek = std::string(model.module) == "deepseek_v3";
+  const auto [model, dp, pipe, deepseek] = titan_choices(scenario, plan, f);
   std::ostringstream out;
   out << "#!/bin/bash\n";
   out << plan_header(scenario, plan, f, "torchtitan launch, current config registry (--module/--config)");
@@ -111,10 +125,7 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan, co
 
 std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
   const ParallelConfig& p = f.parallel;
-  const TitanModel model = titan_model(scenario.model);
-  const TitanDp dp = titan_dp(p);
-  const TitanPipeline pipe = titan_pipeline(plan.split, p);
-  const bool deepseek = std::string(model.module) == "deepseek_v3";
+  const auto [model, dp, pipe, deepseek] = titan_choices(scenario, plan, f);
   std::ostringstream out;
   out << plan_header(scenario, plan, f, "torchtitan TOML job config");
   out << "# For torchtitan from 2025-09-30 (#1763, the quantize.* converter names) to 2026-02-23 (#2386,\n";
