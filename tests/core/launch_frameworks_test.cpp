@@ -398,6 +398,37 @@ TEST(MegatronLaunch, RotaryBaseComesFromTheModel) {
   EXPECT_EQ(megatron_flag(text_of(example("gpt3-175b-1024-a100"), "megatron"), "--rotary-base"), "");
 }
 
+TEST(MegatronLaunch, RopeThetaIsPartOfTheModelSpec) {
+  json model = {{"name", "custom"}, {"layers", 16}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 8},
+                {"ffn_hidden", 5632}, {"vocab", 32000}, {"activation", "swiglu"}};
+  json s = pinned(model, "h100-sxm", 8, 4096, 64, "bf16", grid(1, 1, 8, 1));
+  // Not given: RoFormer's and Megatron's 10000 (Su et al. 2021; --rotary-base default).
+  EXPECT_EQ(megatron_flag(text_of(s, "megatron"), "--rotary-base"), "10000");
+  s["model"]["rope_theta"] = 250000;
+  EXPECT_EQ(megatron_flag(text_of(s, "megatron"), "--rotary-base"), "250000");
+  // Megatron takes an int: a fractional base cannot be launched as priced.
+  s["model"]["rope_theta"] = 12345.5;
+  EXPECT_TRUE(refused_with(s, "megatron", "megatron.rope_theta_not_integer"));
+  EXPECT_TRUE(refused_with(s, "deepspeed", "megatron.rope_theta_not_integer"));
+  // Bad input names the field: not positive, or given to a model with learned positions.
+  s["model"]["rope_theta"] = 0;
+  json r = launch(s, "megatron");
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"]["path"], "/model/rope_theta");
+  s["model"]["rope_theta"] = 10000;
+  s["model"]["learned_positions"] = true;
+  r = launch(s, "megatron");
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"]["code"], "input.inconsistent");
+  EXPECT_EQ(r["error"]["path"], "/model/rope_theta");
+  // The presets carry their own (the presets response shows it).
+  const json presets = json::parse(pplan::handle_request(R"({"command": "presets"})"));
+  EXPECT_EQ(presets["models"]["llama3-8b"]["rope_theta"], 500000);
+  EXPECT_EQ(presets["models"]["mixtral-8x7b"]["rope_theta"], 1e6);
+  EXPECT_EQ(presets["models"]["deepseek-v3"]["rope_theta"], 10000);
+  EXPECT_FALSE(presets["models"]["gpt3-175b"].contains("rope_theta"));
+}
+
 TEST(MegatronLaunch, MegatronFsdpDisablesGradientAccumulationFusion) {
   // Megatron-LM d98e8a64 examples/megatron_fsdp/train_llama3_8b_fsdp_h100_fp8.sh passes
   // --no-gradient-accumulation-fusion; validate_args warns for optim_grads(_params) without it.

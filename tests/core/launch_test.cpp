@@ -953,9 +953,9 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
   const std::vector<std::string> examples = {"gpt3-175b-1024-a100", "launch-llama3-70b-64-h100-fp8",
                                              "launch-deepseek-v3-1024-h100",
                                              "launch-llama3-8b-8-b200-fsdp"};
-  // Plans every framework launches as priced (torchtitan refuses the examples above: ZeRO-1,
-  // selective recompute, CP, expert TP): Llama 3 70B, TP 8 x interleaved PP 4 x FSDP 2, and
-  // DeepSeek-V3 with EP 8 and FSDP, FP8.
+  // Plans the other frameworks launch as priced (torchtitan and DeepSpeed refuse the examples
+  // above: ZeRO-1, selective recompute, CP, expert TP, FP8 in DeepSpeed): Llama 3 70B, TP 8 x
+  // interleaved PP 4 x FSDP 2; DeepSeek-V3 with EP 8 and FSDP, FP8; Llama 3 8B, TP 2 x PP 2, ZeRO-1.
   std::map<std::string, json> scenarios;
   for (const std::string& name : examples) scenarios[name] = example(name);
   scenarios["inline-llama3-70b-64-h100-tp8-pp4-fsdp"] = {
@@ -964,6 +964,12 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
       {"training", {{"seq_len", 8192}, {"global_batch", 128}, {"precision", "bf16"}}},
       {"parallel", {{"tp", 8}, {"pp", 4}, {"dp", 2}, {"cp", 1}, {"vpp", 5}, {"micro_batch", 1},
                     {"sequence_parallel", true}, {"recompute", "full"}, {"zero", 3}}}};
+  scenarios["inline-llama3-8b-16-h100-tp2-pp2-zero1"] = {  // what DeepSpeed's pipeline engine runs
+      {"schema_version", 1}, {"model", "llama3-8b"},
+      {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
+      {"training", {{"seq_len", 8192}, {"global_batch", 64}, {"precision", "bf16"}}},
+      {"parallel", {{"tp", 2}, {"pp", 2}, {"dp", 4}, {"cp", 1}, {"micro_batch", 1},
+                    {"sequence_parallel", true}, {"recompute", "full"}, {"zero", 1}}}};
   scenarios["inline-deepseek-v3-256-h100-ep8-fsdp-fp8"] = {
       {"schema_version", 1}, {"model", "deepseek-v3"},
       {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 256}, {"gpus_per_node", 8}}},
