@@ -1,19 +1,19 @@
 // The framework rules: first_framework_problem() is what the search calls for every candidate,
 // so it must agree with framework_problems() and with what the launch generators refuse, and
 // it must not allocate. Operator new is counted in this test executable only.
+#include "pplan/launch/framework_rules.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "../support/scenario_files.h"
-#include "pplan/launch/framework_rules.h"
 #include "pplan/launch/launch.h"
 #include "pplan/model/estimate.h"
 
@@ -42,17 +42,19 @@ using pplan::LaunchFramework;
 using pplan::ParallelConfig;
 using pplan::Scenario;
 
-const std::vector<LaunchFramework> kFrameworks = {LaunchFramework::kMegatron, LaunchFramework::kTorchtitan,
-                                                  LaunchFramework::kTorchtitanToml, LaunchFramework::kDeepSpeed,
-                                                  LaunchFramework::kNemo};
+const std::vector<LaunchFramework> kFrameworks = {
+    LaunchFramework::kMegatron, LaunchFramework::kTorchtitan, LaunchFramework::kTorchtitanToml,
+    LaunchFramework::kDeepSpeed, LaunchFramework::kNemo};
 
 std::vector<Scenario> scenarios() {
   std::vector<Scenario> out;
-  for (const char* model : {"llama3-8b", "llama3-70b", "llama3-405b", "deepseek-v3", "mixtral-8x7b", "gpt3-175b"}) {
+  for (const char* model :
+       {"llama3-8b", "llama3-70b", "llama3-405b", "deepseek-v3", "mixtral-8x7b", "gpt3-175b"}) {
     for (const char* precision : {"bf16", "fp8"}) {
       for (const char* gpu : {"h100-sxm", "a100-80gb", "b200"}) {
         out.push_back(pplan::testing::scenario_from(
-            std::string(R"({"schema_version": 1, "model": ")") + model + R"(", "cluster": {"gpu": ")" + gpu +
+            std::string(R"({"schema_version": 1, "model": ")") + model +
+            R"(", "cluster": {"gpu": ")" + gpu +
             R"(", "gpus": 64, "gpus_per_node": 8}, "training": {"seq_len": 4096, "global_batch": 256, "precision": ")" +
             precision + R"(", "overlap_grad_reduce": true}})"));
       }
@@ -97,7 +99,8 @@ TEST(FrameworkRules, CheapCheckAgreesWithTheFullListAndTheGenerators) {
           for (const auto& problem : all) EXPECT_FALSE(problem.message.empty()) << problem.code;
         }
         // The generator refuses exactly these problems.
-        const nlohmann::ordered_json r = pplan::launch_response(s, plan, pplan::framework_name(f));  // the format of the same name
+        const nlohmann::ordered_json r = pplan::launch_response(
+            s, plan, pplan::framework_name(f));  // the format of the same name
         if (all.empty()) {
           ++launched;
           EXPECT_FALSE(r.contains("problems")) << r["problems"].dump();
@@ -106,7 +109,8 @@ TEST(FrameworkRules, CheapCheckAgreesWithTheFullListAndTheGenerators) {
           ++refused;
           ASSERT_TRUE(r.contains("problems"));
           ASSERT_EQ(r["problems"].size(), all.size());
-          for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(r["problems"][i]["code"], all[i].code);
+          for (std::size_t i = 0; i < all.size(); ++i)
+            EXPECT_EQ(r["problems"][i]["code"], all[i].code);
         }
       }
     }
@@ -134,14 +138,16 @@ TEST(FrameworkRules, CheapCheckDoesNotAllocate) {
   int found = 0;
   const long long before = allocations.load();
   for (std::size_t i = 0; i < grids.size(); ++i) {
-    for (LaunchFramework f : kFrameworks) found += pplan::first_framework_problem(f, *owners[i], grids[i]) != nullptr;
+    for (LaunchFramework f : kFrameworks)
+      found += pplan::first_framework_problem(f, *owners[i], grids[i]) != nullptr;
   }
   EXPECT_EQ(allocations.load() - before, 0);
   EXPECT_GT(found, 0);
   // The counter counts: the full list with its messages allocates.
   const long long control = allocations.load();
-  EXPECT_FALSE(pplan::framework_problems(LaunchFramework::kTorchtitan, *owners[0], grids[0]).empty() &&
-               allocations.load() == control);
+  EXPECT_FALSE(
+      pplan::framework_problems(LaunchFramework::kTorchtitan, *owners[0], grids[0]).empty() &&
+      allocations.load() == control);
 }
 
 TEST(FrameworkRules, NamesAndOrder) {
@@ -154,7 +160,8 @@ TEST(FrameworkRules, NamesAndOrder) {
   p.tp = 2;
   p.dp = 16;
   for (LaunchFramework f : kFrameworks) {
-    EXPECT_STREQ(pplan::first_framework_problem(f, s, p), "launch.world_size_mismatch") << pplan::framework_name(f);
+    EXPECT_STREQ(pplan::first_framework_problem(f, s, p), "launch.world_size_mismatch")
+        << pplan::framework_name(f);
   }
   p.dp = 32;  // tiles; now the batch (257 is odd) and FP8 on Ampere
   const auto problems = pplan::framework_problems(LaunchFramework::kMegatron, s, p);

@@ -3,20 +3,18 @@
 // priced" lists. Expected values are derived here by hand from the frameworks' sources (named
 // next to each test) and the scenario, never read back from the generator.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "../support/launch_requests.h"
 
@@ -28,7 +26,9 @@ using pplan::testing::read_text;
 
 json example(const std::string& name) { return pplan::testing::example_scenario(name); }
 
-json launch(const json& scenario, const std::string& format) { return pplan::testing::launch_request(scenario, format); }
+json launch(const json& scenario, const std::string& format) {
+  return pplan::testing::launch_request(scenario, format);
+}
 
 /// The text of a launch that must not be refused.
 std::string text_of(const json& scenario, const std::string& format) {
@@ -63,15 +63,25 @@ json pinned(const json& model, const std::string& gpu, int gpus, int seq, int ba
   return {{"schema_version", 1},
           {"model", model},
           {"cluster", {{"gpu", gpu}, {"gpus", gpus}, {"gpus_per_node", 8}}},
-          {"training", {{"seq_len", seq}, {"global_batch", batch}, {"precision", precision},
-                        {"overlap_grad_reduce", overlap}}},
+          {"training",
+           {{"seq_len", seq},
+            {"global_batch", batch},
+            {"precision", precision},
+            {"overlap_grad_reduce", overlap}}},
           {"parallel", parallel}};
 }
 
 json grid(int tp, int pp, int dp, int zero, const std::string& recompute = "full", int cp = 1,
           int ep = 1, int vpp = 1) {
-  return {{"tp", tp}, {"pp", pp}, {"dp", dp}, {"cp", cp}, {"ep", ep}, {"vpp", vpp},
-          {"micro_batch", 1}, {"sequence_parallel", tp > 1}, {"recompute", recompute},
+  return {{"tp", tp},
+          {"pp", pp},
+          {"dp", dp},
+          {"cp", cp},
+          {"ep", ep},
+          {"vpp", vpp},
+          {"micro_batch", 1},
+          {"sequence_parallel", tp > 1},
+          {"recompute", recompute},
           {"zero", zero}};
 }
 
@@ -99,7 +109,8 @@ TEST(TorchtitanLaunch, PipelineDisablesCudaGraphs) {
   EXPECT_TRUE(contains(text, "t.disable_cuda_graphs = True")) << text;
   // torchtitan configs.py TrainingConfig.disable_cuda_graphs: EP > 1 with the standard
   // token dispatcher synchronises with the host, so CUDA graphs refuse it too.
-  const json moe = pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(1, 1, 64, 3, "full", 1, 8));
+  const json moe =
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(1, 1, 64, 3, "full", 1, 8));
   EXPECT_TRUE(contains(text_of(moe, "torchtitan"), "t.disable_cuda_graphs = True"));
   // Without PP or EP torchtitan's default (graphs on) stays.
   const json plain = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3));
@@ -108,7 +119,8 @@ TEST(TorchtitanLaunch, PipelineDisablesCudaGraphs) {
 
 TEST(TorchtitanLaunch, RefusesTensorParallelAboveKvHeads) {
   // torchtitan b5bcd76c torchtitan/models/common/decoder.py update_from_config:
-  // "tensor_parallel_degree (16) must divide n_kv_heads (8)". Megatron accepts it (TP % groups == 0).
+  // "tensor_parallel_degree (16) must divide n_kv_heads (8)". Megatron accepts it (TP % groups ==
+  // 0).
   const json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(16, 1, 1, 0));
   EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.tp_kv_heads"));
   EXPECT_TRUE(refused_with(s, "torchtitan-toml", "torchtitan.tp_kv_heads"));
@@ -118,7 +130,8 @@ TEST(TorchtitanLaunch, RefusesTensorParallelAboveKvHeads) {
 TEST(NemoLaunch, MixtralStartsFromItsOwnRecipe) {
   // NeMo 8cfedd72 nemo/collections/llm/recipes/mixtral_8x7b.py exists (MixtralConfig8x7B:
   // num_moe_experts 8, top-2).
-  const json s = pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 4, 16, 1, "full", 1, 8));
+  const json s =
+      pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 4, 16, 1, "full", 1, 8));
   const std::string text = text_of(s, "nemo");
   EXPECT_TRUE(contains(text, "llm.mixtral_8x7b.pretrain_recipe(")) << text;
   EXPECT_FALSE(contains(text, "has no NeMo recipe"));
@@ -128,10 +141,20 @@ TEST(NemoLaunch, MixtralStartsFromItsOwnRecipe) {
 TEST(NemoLaunch, CustomMoeModelSetsItsExperts) {
   // Without num_moe_experts Megatron-Core raises "num_moe_experts must be non None to use
   // expert-parallel" (Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py).
-  const json model = {{"name", "custom MoE"}, {"layers", 16}, {"hidden", 2048}, {"heads", 16},
-                      {"kv_heads", 4}, {"ffn_hidden", 5632}, {"vocab", 32000}, {"activation", "swiglu"},
-                      {"moe", {{"experts", 8}, {"top_k", 2}, {"shared_experts", 1},
-                               {"expert_ffn_hidden", 1408}, {"dense_layers", 1}}}};
+  const json model = {{"name", "custom MoE"},
+                      {"layers", 16},
+                      {"hidden", 2048},
+                      {"heads", 16},
+                      {"kv_heads", 4},
+                      {"ffn_hidden", 5632},
+                      {"vocab", 32000},
+                      {"activation", "swiglu"},
+                      {"moe",
+                       {{"experts", 8},
+                        {"top_k", 2},
+                        {"shared_experts", 1},
+                        {"expert_ffn_hidden", 1408},
+                        {"dense_layers", 1}}}};
   const json s = pinned(model, "h100-sxm", 16, 4096, 64, "bf16", grid(1, 1, 16, 1, "full", 1, 4));
   const std::string text = text_of(s, "nemo");
   EXPECT_TRUE(contains(text, "recipe.model.config.num_moe_experts = 8")) << text;
@@ -148,7 +171,8 @@ TEST(NemoLaunch, SlurmExecutorCarriesATimeLimit) {
   const std::string text = text_of(example("launch-llama3-70b-64-h100-fp8"), "nemo");
   const std::size_t executor = text.find("run.SlurmExecutor(");
   ASSERT_NE(executor, std::string::npos);
-  EXPECT_TRUE(std::regex_search(text.substr(executor), std::regex(R"(\btime=\"\d\d:\d\d:\d\d\")"))) << text;
+  EXPECT_TRUE(std::regex_search(text.substr(executor), std::regex(R"(\btime=\"\d\d:\d\d:\d\d\")")))
+      << text;
 }
 
 TEST(LaunchCli, RefusalPipedIntoBashFailsLoudly) {
@@ -161,14 +185,17 @@ TEST(LaunchCli, RefusalPipedIntoBashFailsLoudly) {
   const std::string cli = PPLAN_CLI;
   const std::string err = dir + "pplan_refusal.err";
   // pplan itself: exit 3 (README "Launch") and the reason on stderr.
-  const int status = std::system(("'" + cli + "' launch '" + scenario + "' --format megatron > /dev/null 2> '" + err + "'").c_str());
+  const int status = std::system(
+      ("'" + cli + "' launch '" + scenario + "' --format megatron > /dev/null 2> '" + err + "'")
+          .c_str());
   EXPECT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 3);
   EXPECT_TRUE(contains(read_text(err), "megatron.batch_not_divisible")) << read_text(err);
   // `pplan launch ... | bash` (no pipefail): bash itself exits 1 and prints the reason.
   const std::string bash_err = dir + "pplan_refusal_bash.err";
-  const int piped = std::system(("'" + cli + "' launch '" + scenario + "' --format slurm 2> /dev/null | bash 2> '" +
-                                 bash_err + "'").c_str());
+  const int piped = std::system(("'" + cli + "' launch '" + scenario +
+                                 "' --format slurm 2> /dev/null | bash 2> '" + bash_err + "'")
+                                    .c_str());
   EXPECT_TRUE(WIFEXITED(piped));
   EXPECT_EQ(WEXITSTATUS(piped), 1);
   EXPECT_TRUE(contains(read_text(bash_err), "megatron.batch_not_divisible")) << read_text(bash_err);
@@ -196,7 +223,8 @@ TEST(TorchtitanLaunch, Bf16PlansOnThe405bConfigDropItsFloat8AndAsyncTp) {
   // llama3_405b() converts to Float8 and compiles with async TP (config_registry.py).
   const json s = pinned("llama3-405b", "h100-sxm", 64, 8192, 64, "bf16", grid(8, 1, 8, 3));
   const std::string text = text_of(s, "torchtitan");
-  EXPECT_TRUE(contains(text, "config.model_spec = model_registry(\"405B\", attn_backend=\"flex\")")) << text;
+  EXPECT_TRUE(contains(text, "config.model_spec = model_registry(\"405B\", attn_backend=\"flex\")"))
+      << text;
   EXPECT_FALSE(contains(text, "Float8"));
   EXPECT_TRUE(contains(text, "config.compile.enable_async_tensor_parallel = False"));
 }
@@ -205,12 +233,15 @@ TEST(TorchtitanLaunch, DeepSeekFp8FiltersTheRouterAndConvertsGroupedExperts) {
   // deepseek_v3_671b_float8 (config_registry.py): filter ["lm_head", "router.gate"] and
   // Float8GroupedExpertsConverter; TOML era deepseek_v3_671b.toml: filter ["output",
   // "router.gate"], [quantize.grouped_mm.float8] fqns = ["experts"].
-  const json s = pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "fp8", grid(1, 1, 64, 3, "full", 1, 8));
+  const json s =
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "fp8", grid(1, 1, 64, 3, "full", 1, 8));
   const std::string text = text_of(s, "torchtitan");
   EXPECT_TRUE(contains(text, "filter_fqns=[\"lm_head\", \"router.gate\"]")) << text;
   EXPECT_TRUE(contains(text, "Float8GroupedExpertsConverter.Config("));
   const std::string toml = text_of(s, "torchtitan-toml");
-  EXPECT_TRUE(contains(toml, "converters = [\"quantize.linear.float8\", \"quantize.grouped_mm.float8\"]")) << toml;
+  EXPECT_TRUE(
+      contains(toml, "converters = [\"quantize.linear.float8\", \"quantize.grouped_mm.float8\"]"))
+      << toml;
   EXPECT_TRUE(contains(toml, "filter_fqns = [\"output\", \"router.gate\"]"));
   EXPECT_TRUE(contains(toml, "[quantize.grouped_mm.float8]\nfqns = [\"experts\"]"));
 }
@@ -218,7 +249,8 @@ TEST(TorchtitanLaunch, DeepSeekFp8FiltersTheRouterAndConvertsGroupedExperts) {
 TEST(TorchtitanLaunch, CurrentTorchtitanHasNoExpertTensorParallel) {
   // torchtitan b5bcd76c configs.py expert_parallel_degree: "EP borrows ranks from FSDP and
   // TP"; there is no expert_tensor_parallel_degree, while pplan prices expert TP = TP.
-  const json s = pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(2, 1, 32, 3, "full", 1, 8));
+  const json s =
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(2, 1, 32, 3, "full", 1, 8));
   EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.no_expert_tp"));
   // TOML era: expert_tensor_parallel_degree = tp is supported (parallel_dims.py: ETP = TP or 1).
   EXPECT_TRUE(contains(text_of(s, "torchtitan-toml"), "expert_tensor_parallel_degree = 2"));
@@ -228,7 +260,8 @@ TEST(TorchtitanLaunch, ContextParallelExchangesKvInARing) {
   const json s = example("launch-llama3-8b-8-b200-fsdp");  // cp 2
   // TOML era: context_parallel_rotate_method "allgather" by default; "alltoall" passes the
   // KV shards around the ring (torchtitan 238fa995 torchtitan/config/job_config.py).
-  EXPECT_TRUE(contains(text_of(s, "torchtitan-toml"), "context_parallel_rotate_method = \"alltoall\""));
+  EXPECT_TRUE(
+      contains(text_of(s, "torchtitan-toml"), "context_parallel_rotate_method = \"alltoall\""));
   // Current torchtitan all-gathers K and V (b5bcd76c torchtitan/models/common/attention.py).
   EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.cp_allgather"));
 }
@@ -236,15 +269,17 @@ TEST(TorchtitanLaunch, ContextParallelExchangesKvInARing) {
 TEST(TorchtitanLaunch, RefusesWhatItWouldRunDifferently) {
   // Selective AC is torchtitan's per-op policy (recomputes every second matmul), not the
   // attention-core recompute pplan prices (torchtitan b5bcd76c activation_checkpoint.py).
-  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3, "selective")),
-                           "torchtitan", "torchtitan.selective_recompute"));
+  EXPECT_TRUE(refused_with(
+      pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3, "selective")),
+      "torchtitan", "torchtitan.selective_recompute"));
   // torchtitan has no ZeRO-1: FSDP2 shards gradients as well.
   EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 1)),
                            "torchtitan", "torchtitan.no_zero1"));
   // A model torchtitan has no config for would train a different architecture.
   json custom = pinned("llama3-8b", "h100-sxm", 8, 4096, 64, "bf16", grid(1, 1, 8, 3));
-  custom["model"] = {{"name", "custom"}, {"layers", 24}, {"hidden", 2048}, {"heads", 16},
-                     {"kv_heads", 8}, {"ffn_hidden", 8192}, {"vocab", 32000}, {"activation", "swiglu"}};
+  custom["model"] = {{"name", "custom"}, {"layers", 24},          {"hidden", 2048},
+                     {"heads", 16},      {"kv_heads", 8},         {"ffn_hidden", 8192},
+                     {"vocab", 32000},   {"activation", "swiglu"}};
   EXPECT_TRUE(refused_with(custom, "torchtitan", "torchtitan.no_model"));
   EXPECT_TRUE(refused_with(custom, "torchtitan-toml", "torchtitan.no_model"));
   // A model that borrows a preset id but not its shape is not that preset.
@@ -258,7 +293,8 @@ TEST(TorchtitanLaunch, UnevenVirtualStagesAreExpressedExactly) {
   // each, first and last virtual stage 9 - 4 = 5 -> ranks hold 5+9, 9+9, 9+9, 9+5.
   // Custom models have no torchtitan config, so check the split on the TOML of a preset shape:
   // Llama 3 8B has 32 layers; pp 2, first 14 / last 18, vpp 2 -> k = 9, first_less 4, last_less 0.
-  json l8 = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(8, 2, 1, 3, "full", 1, 1, 2));
+  json l8 =
+      pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(8, 2, 1, 3, "full", 1, 1, 2));
   l8["parallel"]["first_stage_layers"] = 14;
   l8["parallel"]["last_stage_layers"] = 18;
   const std::string toml = text_of(l8, "torchtitan-toml");
@@ -305,13 +341,15 @@ TEST(DeepSpeedLaunch, GradientsAccumulateAndReduceInFp32) {
   // engine.py get_data_types: grad_accum_dtype defaults to the model dtype (bf16);
   // communication_data_type defaults to bf16 with bf16 on. pplan prices fp32 reduction.
   for (int zero : {1, 2}) {
-    const json config = ds_config(text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero)), "deepspeed"));
+    const json config = ds_config(text_of(
+        pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero)), "deepspeed"));
     EXPECT_EQ(config["data_types"]["grad_accum_dtype"], "fp32") << zero;
     EXPECT_EQ(config["communication_data_type"], "fp32") << zero;
   }
   // ZeRO-0 without a pipeline: bf16 model with fp32 accumulation is "unsupported mix"
   // (NotImplementedError), so only the reduction dtype is set.
-  const json zero0 = ds_config(text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 0)), "deepspeed"));
+  const json zero0 = ds_config(text_of(
+      pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 0)), "deepspeed"));
   EXPECT_FALSE(zero0.contains("data_types"));
   EXPECT_EQ(zero0["communication_data_type"], "fp32");
 }
@@ -320,7 +358,8 @@ TEST(DeepSpeedLaunch, FullRecomputeWithPipelineUsesDeepSpeedCheckpointing) {
   // Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py GPTModelPipe: the pipeline
   // checkpoints with activation_checkpoint_interval; --deepspeed-activation-checkpointing
   // sets up deepspeed.checkpointing (megatron/initialize.py).
-  const std::string text = text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1)), "deepspeed");
+  const std::string text =
+      text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1)), "deepspeed");
   EXPECT_TRUE(contains(text, "--deepspeed-activation-checkpointing")) << text;
 }
 
@@ -330,8 +369,9 @@ TEST(DeepSpeedLaunch, RefusesFp8AndItsOwnPipelineSplit) {
                            "deepspeed", "deepspeed.no_fp8"));
   // GPTModelPipe partitions with partition_method='type:transformer' (balanced layer counts):
   // 126 layers over pp 16 cannot follow pplan's 7/8/7 split with the embedding counted.
-  EXPECT_TRUE(refused_with(pinned("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", grid(8, 16, 2, 1)),
-                           "deepspeed", "deepspeed.pipeline_split"));
+  EXPECT_TRUE(
+      refused_with(pinned("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", grid(8, 16, 2, 1)),
+                   "deepspeed", "deepspeed.pipeline_split"));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -362,8 +402,10 @@ TEST(NemoLaunch, NoPartialCliAlternative) {
     // Strategy overrides, written as recipe.trainer.strategy.X or through a `strategy` alias.
     const std::regex assignment(R"(\n(?:recipe\.trainer\.)?(strategy\.[a-z_.]+) = )");
     const std::string cli_text = text.substr(cli);
-    for (auto it = std::sregex_iterator(text.begin(), text.begin() + cli, assignment); it != std::sregex_iterator(); ++it) {
-      EXPECT_TRUE(contains(cli_text, "trainer." + (*it)[1].str() + "=")) << name << ": " << (*it)[1];
+    for (auto it = std::sregex_iterator(text.begin(), text.begin() + cli, assignment);
+         it != std::sregex_iterator(); ++it) {
+      EXPECT_TRUE(contains(cli_text, "trainer." + (*it)[1].str() + "="))
+          << name << ": " << (*it)[1];
     }
   }
 }
@@ -372,7 +414,8 @@ TEST(NemoLaunch, VocabularyIsThePricedOne) {
   // MockDataModule's default tokenizer is GPT-2 BPE (NeMo 8cfedd72 gpt/data/mock.py), so
   // without vocab_size the model trains a 50257-token vocabulary (gpt/model/base.py).
   const std::string text = text_of(example("launch-llama3-70b-64-h100-fp8"), "nemo");
-  // Llama 3: 128256 = 1002 * 128, already a multiple of 128 * tp 4 = 512? 128256 / 512 = 250.5 -> 128512.
+  // Llama 3: 128256 = 1002 * 128, already a multiple of 128 * tp 4 = 512? 128256 / 512 = 250.5 ->
+  // 128512.
   EXPECT_TRUE(contains(text, "recipe.model.config.vocab_size = 128512")) << text;
 }
 
@@ -388,19 +431,25 @@ std::string megatron_flag(const std::string& text, const std::string& flag) {
 TEST(MegatronLaunch, RotaryBaseComesFromTheModel) {
   // Megatron-LM d98e8a64 --rotary-base defaults to 10000. Llama 3: theta 500000 (Llama Team
   // 2024, Table 3); Mixtral: 1e6 (mistralai/Mixtral-8x7B-v0.1 config.json rope_theta).
-  EXPECT_EQ(megatron_flag(text_of(example("llama3-405b-8k-16384-h100"), "megatron"), "--rotary-base"), "500000");
-  const json mixtral = pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 4, 16, 1, "full", 1, 8));
+  EXPECT_EQ(
+      megatron_flag(text_of(example("llama3-405b-8k-16384-h100"), "megatron"), "--rotary-base"),
+      "500000");
+  const json mixtral =
+      pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 4, 16, 1, "full", 1, 8));
   EXPECT_EQ(megatron_flag(text_of(mixtral, "megatron"), "--rotary-base"), "1000000");
   // DeepSpeed's spelling (Megatron-DeepSpeed 4efb479d arguments.py).
-  EXPECT_TRUE(contains(text_of(pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 1, 64, 1)), "nemo"),
-                       "recipe.model.config.rotary_base = 1000000"));
+  EXPECT_TRUE(contains(
+      text_of(pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 1, 64, 1)), "nemo"),
+      "recipe.model.config.rotary_base = 1000000"));
   // GPT (learned positions): no rotary flag at all.
-  EXPECT_EQ(megatron_flag(text_of(example("gpt3-175b-1024-a100"), "megatron"), "--rotary-base"), "");
+  EXPECT_EQ(megatron_flag(text_of(example("gpt3-175b-1024-a100"), "megatron"), "--rotary-base"),
+            "");
 }
 
 TEST(MegatronLaunch, RopeThetaIsPartOfTheModelSpec) {
-  json model = {{"name", "custom"}, {"layers", 16}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 8},
-                {"ffn_hidden", 5632}, {"vocab", 32000}, {"activation", "swiglu"}};
+  json model = {{"name", "custom"}, {"layers", 16},          {"hidden", 2048},
+                {"heads", 16},      {"kv_heads", 8},         {"ffn_hidden", 5632},
+                {"vocab", 32000},   {"activation", "swiglu"}};
   json s = pinned(model, "h100-sxm", 8, 4096, 64, "bf16", grid(1, 1, 8, 1));
   // Not given: RoFormer's and Megatron's 10000 (Su et al. 2021; --rotary-base default).
   EXPECT_EQ(megatron_flag(text_of(s, "megatron"), "--rotary-base"), "10000");
@@ -434,7 +483,8 @@ TEST(MegatronLaunch, MegatronFsdpDisablesGradientAccumulationFusion) {
   // --no-gradient-accumulation-fusion; validate_args warns for optim_grads(_params) without it.
   const std::string text = text_of(example("launch-llama3-8b-8-b200-fsdp"), "megatron");
   EXPECT_TRUE(contains(text, "\n    --no-gradient-accumulation-fusion")) << text;
-  EXPECT_FALSE(contains(text_of(example("gpt3-175b-1024-a100"), "megatron"), "--no-gradient-accumulation-fusion"));
+  EXPECT_FALSE(contains(text_of(example("gpt3-175b-1024-a100"), "megatron"),
+                        "--no-gradient-accumulation-fusion"));
 }
 
 TEST(MegatronLaunch, Gpt2VocabularyPadsToThePricedSize) {
@@ -463,7 +513,9 @@ TEST(MegatronLaunch, UnsetsInheritedAttentionBackendVariables) {
 
 TEST(MegatronLaunch, HeaderStatesTheMinimumMegatronCore) {
   for (const std::string format : {"megatron", "slurm"}) {
-    EXPECT_TRUE(contains(text_of(example("gpt3-175b-1024-a100"), format), "Megatron-Core core_v0.16")) << format;
+    EXPECT_TRUE(
+        contains(text_of(example("gpt3-175b-1024-a100"), format), "Megatron-Core core_v0.16"))
+        << format;
   }
 }
 
@@ -547,17 +599,20 @@ TEST(LaunchScripts, EmptyArraysExpandSafelyUnderSetU) {
   // bash < 4.4 treats "${A[@]}" of an empty array as unbound under set -u; ${A[@]+"${A[@]}"}
   // expands to nothing in every version.
   for (const std::string name : {"gpt3-175b-1024-a100", "launch-llama3-8b-8-b200-fsdp"}) {
-    for (const std::string format : {"megatron", "slurm", "torchtitan", "deepspeed", "nccl-tests"}) {
+    for (const std::string format :
+         {"megatron", "slurm", "torchtitan", "deepspeed", "nccl-tests"}) {
       const json r = launch(example(name), format);
       if (r.contains("problems")) continue;
       const std::string text = r["text"];
       const std::regex empty(R"(\n([A-Za-z_][A-Za-z0-9_]*)=\(\))");
-      for (auto it = std::sregex_iterator(text.begin(), text.end(), empty); it != std::sregex_iterator(); ++it) {
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), empty);
+           it != std::sregex_iterator(); ++it) {
         const std::string array = (*it)[1];
         const std::string bare = "\"${" + array + "[@]}\"";
         const std::string guarded = "${" + array + "[@]+\"${" + array + "[@]}\"}";
         std::string rest = text;
-        for (std::size_t at; (at = rest.find(guarded)) != std::string::npos;) rest.erase(at, guarded.size());
+        for (std::size_t at; (at = rest.find(guarded)) != std::string::npos;)
+          rest.erase(at, guarded.size());
         EXPECT_FALSE(contains(rest, bare)) << name << " " << format << ": " << array;
       }
     }

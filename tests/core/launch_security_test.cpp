@@ -11,16 +11,15 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "pplan/launch/launch.h"
-#include "pplan/model/estimate.h"
 #include "../support/scenario_files.h"
 #include "../support/stub_shell.h"
+#include "pplan/launch/launch.h"
+#include "pplan/model/estimate.h"
 
 namespace {
 
@@ -37,15 +36,17 @@ const std::vector<std::string>& payloads() {
       "`touch PWNED`",
       "x' ; touch PWNED ; echo '",
       "x\" ; touch PWNED ; echo \"",
-      "x\xe2\x80\xa8" "import os; os.system('touch PWNED')",   // U+2028
-      "x\xe2\x80\xa9touch PWNED",                          // U+2029
+      "x\xe2\x80\xa8"
+      "import os; os.system('touch PWNED')",  // U+2028
+      "x\xe2\x80\xa9touch PWNED",             // U+2029
       "x\nPPLAN_EOF\ntouch PWNED\ncat <<'PPLAN_EOF'",
       "x\nEOF\ntouch PWNED\ncat <<'EOF'",
       "x\n[model]\nname = \"evil\"\n#",
       "x\x1b]0;evil\x07\x1b[2J",
       std::string("x\0touch PWNED", 13),
-      "x\xc2\x85touch PWNED",                              // U+0085 (NEL)
-      "x\xe2\x80\xae" "DEWNP hcuot",                          // U+202E (bidi override)
+      "x\xc2\x85touch PWNED",  // U+0085 (NEL)
+      "x\xe2\x80\xae"
+      "DEWNP hcuot",  // U+202E (bidi override)
       "\xff\xfe invalid UTF-8 \xc3",
       "x\\\nt\\ouch PWNED \\",
   };
@@ -81,7 +82,8 @@ const std::vector<Field>& fields() {
       {"cluster.gpu.name", [](Scenario& s, const std::string& v) { s.cluster.gpu.name = v; }},
       {"cluster.gpu.id", [](Scenario& s, const std::string& v) { s.cluster.gpu.id = v; }},
       {"cluster.gpu.source", [](Scenario& s, const std::string& v) { s.cluster.gpu.source = v; }},
-      {"cluster.gpu.architecture", [](Scenario& s, const std::string& v) { s.cluster.gpu.architecture = v; }},
+      {"cluster.gpu.architecture",
+       [](Scenario& s, const std::string& v) { s.cluster.gpu.architecture = v; }},
   };
   return f;
 }
@@ -130,14 +132,17 @@ struct Output {
   std::string text;
 };
 
-Output generate(Scenario s, const Field& field, const std::string& value, const std::string& format) {
+Output generate(Scenario s, const Field& field, const std::string& value,
+                const std::string& format) {
   field.set(s, value);
   const pplan::Estimate plan = pplan::evaluate(s, pplan::resolve_defaults(s));
   const ordered_json r = pplan::launch_response(s, plan, format);
   Output out;
   out.refused = r.contains("problems");
-  if (format == "layout") out.text = out.refused ? "" : r["layout"].dump();
-  else out.text = r["text"].get<std::string>();
+  if (format == "layout")
+    out.text = out.refused ? "" : r["layout"].dump();
+  else
+    out.text = r["text"].get<std::string>();
   return out;
 }
 
@@ -167,7 +172,9 @@ struct Comparison {
   std::string hostile, benign, kind, label;
 };
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
 
 /// Runs one python3 over every comparison; returns its report ("" when all equal).
 std::string compare_in_python(const std::vector<Comparison>& comparisons, const std::string& root) {
@@ -215,14 +222,16 @@ for hostile, benign, kind, label in json.load(open(sys.argv[1])):
 print("\n".join(failures))
 )PY");
   const std::string report = root + "/report.txt";
-  const int status = std::system(("python3 '" + checker + "' '" + manifest + "' > '" + report + "' 2>&1").c_str());
+  const int status =
+      std::system(("python3 '" + checker + "' '" + manifest + "' > '" + report + "' 2>&1").c_str());
   std::string text = pplan::testing::read_text(report);
   if (status != 0) text += "\n(python3 exited with " + std::to_string(status) + ")";
   return text;
 }
 
 TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
-  if (std::system("bash -c true > /dev/null 2>&1") != 0 || std::system("python3 -c 'import tomllib' > /dev/null 2>&1") != 0) {
+  if (std::system("bash -c true > /dev/null 2>&1") != 0 ||
+      std::system("python3 -c 'import tomllib' > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "needs bash and python3 >= 3.11";
   }
   const std::string root = temp_root();
@@ -244,8 +253,8 @@ TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
           }
         }
         for (const std::string& payload : payloads()) {
-          const std::string label = "base " + std::to_string(b) + ", " + field.name + ", " + format +
-                                    ", payload " + visible(payload);
+          const std::string label = "base " + std::to_string(b) + ", " + field.name + ", " +
+                                    format + ", payload " + visible(payload);
           SCOPED_TRACE(label);
           const Output hostile = generate(base, field, payload, format);
           EXPECT_EQ(hostile.refused, benign.refused) << "a name changed whether the plan launches";
@@ -254,7 +263,8 @@ TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
           // No raw control character or line separator reaches any output.
           for (std::size_t i = 0; i < hostile.text.size(); ++i) {
             const unsigned char c = static_cast<unsigned char>(hostile.text[i]);
-            if (c < 0x20 && c != '\n') ADD_FAILURE() << "control character " << int(c) << " at " << i;
+            if (c < 0x20 && c != '\n')
+              ADD_FAILURE() << "control character " << int(c) << " at " << i;
             if (c == 0x7f) ADD_FAILURE() << "DEL at " << i;
           }
           EXPECT_EQ(hostile.text.find("\xe2\x80\xa8"), std::string::npos);
@@ -266,19 +276,22 @@ TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
             const pplan::testing::StubRun run = pplan::testing::run_under_stubs(hostile.text, root);
             EXPECT_EQ(run.exit_code, 0) << run.stderr_text;
             EXPECT_EQ(sorted(run.calls), sorted(benign_run.calls)) << "the external calls changed";
-            EXPECT_EQ(files_under(run.work_dir), files_under(benign_run.work_dir)) << "files changed";
+            EXPECT_EQ(files_under(run.work_dir), files_under(benign_run.work_dir))
+                << "files changed";
             if (format == "torchtitan") {
-              comparisons.push_back({run.work_dir + "/pplan_plan.py", benign_run.work_dir + "/pplan_plan.py",
-                                     "python", label});
+              comparisons.push_back({run.work_dir + "/pplan_plan.py",
+                                     benign_run.work_dir + "/pplan_plan.py", "python", label});
             }
             if (format == "deepspeed") {
-              comparisons.push_back({run.work_dir + "/ds_config.json", benign_run.work_dir + "/ds_config.json",
-                                     "json", label});
+              comparisons.push_back({run.work_dir + "/ds_config.json",
+                                     benign_run.work_dir + "/ds_config.json", "json", label});
             }
           } else {
             write(stem + ".hostile", hostile.text);
             write(stem + ".benign", benign.text);
-            const char* name = kind == Kind::kPython ? "python" : kind == Kind::kToml ? "toml" : "json";
+            const char* name = kind == Kind::kPython ? "python"
+                               : kind == Kind::kToml ? "toml"
+                                                     : "json";
             comparisons.push_back({stem + ".hostile", stem + ".benign", name, label});
           }
         }
@@ -293,7 +306,8 @@ TEST(LaunchSecurity, NoStringFieldRunsCodeInAnyFormat) {
 }
 
 TEST(LaunchSecurity, RefusalScriptsOnlyPrintTheReasons) {
-  if (std::system("bash -c true > /dev/null 2>&1") != 0 || std::system("python3 -c pass > /dev/null 2>&1") != 0) {
+  if (std::system("bash -c true > /dev/null 2>&1") != 0 ||
+      std::system("python3 -c pass > /dev/null 2>&1") != 0) {
     GTEST_SKIP() << "needs bash and python3";
   }
   // FP8 on an A100: megatron.fp8_unsupported quotes the GPU's name in its message.
@@ -326,17 +340,20 @@ TEST(LaunchSecurity, RefusalScriptsOnlyPrintTheReasons) {
         EXPECT_EQ(run.exit_code, 1) << format;
         EXPECT_TRUE(run.calls.empty()) << format << " called " << run.calls.front().front();
         EXPECT_TRUE(files_under(run.work_dir).empty()) << format;
-        EXPECT_NE(run.stderr_text.find("megatron.fp8_unsupported"), std::string::npos) << run.stderr_text;
+        EXPECT_NE(run.stderr_text.find("megatron.fp8_unsupported"), std::string::npos)
+            << run.stderr_text;
       } else {
         Scenario benign = s;
         benign.cluster.gpu.name = "benign";
         const std::string stem = root + "/refusal" + std::to_string(comparisons.size());
         write(stem + ".hostile", script);
-        write(stem + ".benign", pplan::launch_refusal_script(
-                                    format, pplan::framework_problems(pplan::LaunchFramework::kMegatron, benign,
-                                                                      pplan::resolve_defaults(benign))));
+        write(stem + ".benign",
+              pplan::launch_refusal_script(
+                  format, pplan::framework_problems(pplan::LaunchFramework::kMegatron, benign,
+                                                    pplan::resolve_defaults(benign))));
         // Compared in shape and run in the checker: it must exit 1 and create nothing.
-        comparisons.push_back({stem + ".hostile", stem + ".benign", "python-refusal", visible(payload)});
+        comparisons.push_back(
+            {stem + ".hostile", stem + ".benign", "python-refusal", visible(payload)});
       }
     }
   }
@@ -346,9 +363,11 @@ TEST(LaunchSecurity, RefusalScriptsOnlyPrintTheReasons) {
 TEST(LaunchSecurity, JobNamesAreFilteredIds) {
   Scenario s = pplan::testing::scenario_from(bases()[1]);
   s.model.id = "a b;$(c)`d`'e\"f\ng.h-i_j/k\\l";
-  const ordered_json r = pplan::launch_response(s, pplan::evaluate(s, pplan::resolve_defaults(s)), "slurm");
+  const ordered_json r =
+      pplan::launch_response(s, pplan::evaluate(s, pplan::resolve_defaults(s)), "slurm");
   const std::string text = r["text"];
-  EXPECT_NE(text.find("\n#SBATCH --job-name=pplan-abcdefg.h-i_jkl\n"), std::string::npos) << text.substr(0, 200);
+  EXPECT_NE(text.find("\n#SBATCH --job-name=pplan-abcdefg.h-i_jkl\n"), std::string::npos)
+      << text.substr(0, 200);
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
 #pragma once
 // Test helpers: launch requests through the engine's one entry point, and the example files.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "pplan/io/api.h"
 #include "scenario_files.h"
@@ -16,7 +15,8 @@ inline nlohmann::json example_scenario(const std::string& name) {
 
 /// The response to {"command": "launch", "scenario": ..., "format": ...}.
 inline nlohmann::json launch_request(const nlohmann::json& scenario, const std::string& format) {
-  const nlohmann::json request = {{"command", "launch"}, {"scenario", scenario}, {"format", format}};
+  const nlohmann::json request = {
+      {"command", "launch"}, {"scenario", scenario}, {"format", format}};
   return nlohmann::json::parse(handle_request(request.dump()));
 }
 

@@ -19,11 +19,13 @@ namespace pplan::testing {
 /// Commands a hijacked script might call, and the launchers a launch script does call.
 inline const std::vector<std::string>& stubbed_commands() {
   static const std::vector<std::string> commands = {
-      "torchrun", "srun", "sbatch", "scontrol", "python", "python3", "deepspeed", "nvidia-smi",
-      "touch", "rm", "curl", "wget", "sh", "bash", "dash", "zsh", "cat", "head", "tail", "awk",
-      "sed", "grep", "hostname", "mkdir", "cp", "mv", "chmod", "ln", "nc", "ssh", "scp", "env",
-      "id", "whoami", "tee", "ls", "date", "sleep", "kill", "perl", "ruby", "node", "base64",
-      "xargs", "dd", "openssl", "git", "pip", "uname", "printenv", "echo", "printf", "true", "false"};
+      "torchrun", "srun",     "sbatch", "scontrol", "python", "python3", "deepspeed", "nvidia-smi",
+      "touch",    "rm",       "curl",   "wget",     "sh",     "bash",    "dash",      "zsh",
+      "cat",      "head",     "tail",   "awk",      "sed",    "grep",    "hostname",  "mkdir",
+      "cp",       "mv",       "chmod",  "ln",       "nc",     "ssh",     "scp",       "env",
+      "id",       "whoami",   "tee",    "ls",       "date",   "sleep",   "kill",      "perl",
+      "ruby",     "node",     "base64", "xargs",    "dd",     "openssl", "git",       "pip",
+      "uname",    "printenv", "echo",   "printf",   "true",   "false"};
   return commands;
 }
 
@@ -66,14 +68,17 @@ inline StubRun run_under_stubs(const std::string& script, const std::string& roo
   namespace fs = std::filesystem;
   static int counter = 0;
   const std::string bin = stub_bin_dir(root);
-  const std::string dir = root + "/pplan_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
+  const std::string dir =
+      root + "/pplan_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
   fs::remove_all(dir);
   fs::create_directories(dir + "/work");
   std::ofstream(dir + "/script.sh", std::ios::binary) << script;
-  const std::string command =
-      "cd '" + dir + "/work' && env -i PATH='" + bin + "' HOME='" + dir + "/work' PPLAN_STUB_LOG='" + dir +
-      "/log' SLURM_JOB_NODELIST='node[1-2]' SLURM_JOB_ID=4242 SLURM_CPUS_PER_TASK=64 TORCHTITAN_DIR='" + dir +
-      "/work' /bin/bash '" + dir + "/script.sh' > '" + dir + "/out' 2> '" + dir + "/err'";
+  const std::string command = "cd '" + dir + "/work' && env -i PATH='" + bin + "' HOME='" + dir +
+                              "/work' PPLAN_STUB_LOG='" + dir +
+                              "/log' SLURM_JOB_NODELIST='node[1-2]' SLURM_JOB_ID=4242 "
+                              "SLURM_CPUS_PER_TASK=64 TORCHTITAN_DIR='" +
+                              dir + "/work' /bin/bash '" + dir + "/script.sh' > '" + dir +
+                              "/out' 2> '" + dir + "/err'";
   StubRun run;
   const int status = std::system(command.c_str());
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -34,7 +34,7 @@ struct LaunchFacts {
   bool megatron_fsdp = false;  ///< ZeRO-2/3 map to Megatron-FSDP
   bool fp8 = false;
   bool moe = false;
-  bool ampere = false;         ///< GpuSpec::architecture, as the launch rules need it
+  bool ampere = false;  ///< GpuSpec::architecture, as the launch rules need it
   bool blackwell = false;
 };
 
@@ -175,14 +175,19 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
 std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& facts);
 
 /// `--format` generators (text). Each assumes framework_problems() found nothing.
-std::string megatron_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
+std::string megatron_script(const Scenario& scenario, const Estimate& plan,
+                            const LaunchFacts& facts);
 std::string slurm_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
 std::string env_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
-std::string torchtitan_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
-std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
-std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
+std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
+                              const LaunchFacts& facts);
+std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan,
+                            const LaunchFacts& facts);
+std::string deepspeed_script(const Scenario& scenario, const Estimate& plan,
+                             const LaunchFacts& facts);
 std::string nemo_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
-std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
+std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
+                              const LaunchFacts& facts);
 
 /// Decimal integer text.
 std::string num(long long value);

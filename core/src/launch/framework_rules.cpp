@@ -85,10 +85,17 @@ TitanModel titan_model(const ModelSpec& m) {
     Shape shape;
   };
   static const Entry entries[] = {
-      {"llama3-8b", {true, "llama3", "llama3_8b", "8B"}, {32, 4096, 32, 8, 14336, 128256, 500000, 0, 0, 0, 0, 0}},
-      {"llama3-70b", {true, "llama3", "llama3_70b", "70B"}, {80, 8192, 64, 8, 28672, 128256, 500000, 0, 0, 0, 0, 0}},
-      {"llama3-405b", {true, "llama3", "llama3_405b", "405B"}, {126, 16384, 128, 8, 53248, 128256, 500000, 0, 0, 0, 0, 0}},
-      {"deepseek-v3", {true, "deepseek_v3", "deepseek_v3_671b", "671B"},
+      {"llama3-8b",
+       {true, "llama3", "llama3_8b", "8B"},
+       {32, 4096, 32, 8, 14336, 128256, 500000, 0, 0, 0, 0, 0}},
+      {"llama3-70b",
+       {true, "llama3", "llama3_70b", "70B"},
+       {80, 8192, 64, 8, 28672, 128256, 500000, 0, 0, 0, 0, 0}},
+      {"llama3-405b",
+       {true, "llama3", "llama3_405b", "405B"},
+       {126, 16384, 128, 8, 53248, 128256, 500000, 0, 0, 0, 0, 0}},
+      {"deepseek-v3",
+       {true, "deepseek_v3", "deepseek_v3_671b", "671B"},
        {61, 7168, 128, 128, 18432, 129280, 10000, 256, 8, 1, 2048, 3}},
   };
   for (const Entry& e : entries) {
@@ -148,7 +155,9 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
       {"llama3-70b", "llama3_70b", {80, 8192, 64, 8, 28672, 128256, 500000, 0, 0, 0, 0, 0}},
       {"llama3-405b", "llama31_405b", {126, 16384, 128, 8, 53248, 128256, 500000, 0, 0, 0, 0, 0}},
       {"mixtral-8x7b", "mixtral_8x7b", {32, 4096, 32, 8, 14336, 32000, 1e6, 8, 2, 0, 14336, 0}},
-      {"deepseek-v3", "deepseek_v3", {61, 7168, 128, 128, 18432, 129280, 10000, 256, 8, 1, 2048, 3}},
+      {"deepseek-v3",
+       "deepseek_v3",
+       {61, 7168, 128, 128, 18432, 129280, 10000, 256, 8, 1, 2048, 3}},
   };
   for (const Entry& e : entries) {
     if (m.id == e.id && has_shape(m, e.shape)) return {e.recipe, true};
@@ -167,11 +176,16 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
 
 const char* framework_name(LaunchFramework framework) {
   switch (framework) {
-    case LaunchFramework::kMegatron: return "megatron";
-    case LaunchFramework::kTorchtitan: return "torchtitan";
-    case LaunchFramework::kTorchtitanToml: return "torchtitan-toml";
-    case LaunchFramework::kDeepSpeed: return "deepspeed";
-    case LaunchFramework::kNemo: return "nemo";
+    case LaunchFramework::kMegatron:
+      return "megatron";
+    case LaunchFramework::kTorchtitan:
+      return "torchtitan";
+    case LaunchFramework::kTorchtitanToml:
+      return "torchtitan-toml";
+    case LaunchFramework::kDeepSpeed:
+      return "deepspeed";
+    case LaunchFramework::kNemo:
+      return "nemo";
   }
   return "";
 }
@@ -204,10 +218,9 @@ class ProblemSink {
 /// or the expert grid does not tile the world. Returns true to stop.
 bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
-  if (f.world_size != s.cluster.gpus &&
-      sink.add("launch.world_size_mismatch", [&] {
-        return "tp*pp*dp*cp = " + num(p.tp) + "*" + num(p.pp) + "*" + num(p.dp) + "*" + num(p.cp) + " = " +
-               num(f.world_size) + " ranks, but the cluster has " + num(s.cluster.gpus) +
+  if (f.world_size != s.cluster.gpus && sink.add("launch.world_size_mismatch", [&] {
+        return "tp*pp*dp*cp = " + num(p.tp) + "*" + num(p.pp) + "*" + num(p.dp) + "*" + num(p.cp) +
+               " = " + num(f.world_size) + " ranks, but the cluster has " + num(s.cluster.gpus) +
                " GPUs (Megatron: world_size % (TP*PP*CP) == 0 and DP = world/(TP*PP*CP), "
                "Megatron-LM d98e8a64 validate_args)";
       })) {
@@ -223,23 +236,24 @@ bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
   if (p.ep > 1) {
     if (!f.moe) {
       if (sink.add("launch.ep_without_moe", [&] {
-            return "ep = " + num(p.ep) + " needs --num-experts: the model has no experts "
+            return "ep = " + num(p.ep) +
+                   " needs --num-experts: the model has no experts "
                    "(Megatron-LM d98e8a64 validate_args)";
           })) {
         return true;
       }
-    } else if (s.model.moe->experts % p.ep != 0 &&
-               sink.add("launch.ep_not_divisible", [&] {
-                 return num(s.model.moe->experts) + " experts are not divisible by ep = " + num(p.ep) +
+    } else if (s.model.moe->experts % p.ep != 0 && sink.add("launch.ep_not_divisible", [&] {
+                 return num(s.model.moe->experts) +
+                        " experts are not divisible by ep = " + num(p.ep) +
                         " (Megatron-LM d98e8a64 validate_args)";
                })) {
       return true;
     }
-    if ((1LL * p.dp * p.cp) % p.ep != 0 &&
-        sink.add("launch.expert_grid", [&] {
+    if ((1LL * p.dp * p.cp) % p.ep != 0 && sink.add("launch.expert_grid", [&] {
           return "the expert grid expert_tp*ep*pp = " + num(1LL * p.tp * p.ep * p.pp) +
                  " does not divide the world of " + num(f.world_size) +
-                 " (ep must divide dp*cp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)";
+                 " (ep must divide dp*cp; Megatron-LM d98e8a64 "
+                 "parallel_state.initialize_model_parallel)";
         })) {
       return true;
     }
@@ -251,21 +265,22 @@ bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
 /// validate_args, transformer_config.py, num_microbatches_calculator.py,
 /// pipeline_parallel/schedules.py). `general_only` keeps the rules that hold for any
 /// framework (batch, heads, split, schedule, CP sequence, FP8 hardware).
-bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split, bool general_only,
-                    ProblemSink& sink) {
+bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split,
+                    bool general_only, ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = s.model;
   const long long per_step = 1LL * p.micro_batch * p.dp;
   if ((per_step <= 0 || f.global_batch % per_step != 0) &&
       sink.add("megatron.batch_not_divisible", [&] {
-        return "--global-batch-size " + num(f.global_batch) + " is not a multiple of --micro-batch-size * DP = " +
-               num(p.micro_batch) + "*" + num(p.dp) + " (Megatron-LM d98e8a64 num_microbatches_calculator.py)";
+        return "--global-batch-size " + num(f.global_batch) +
+               " is not a multiple of --micro-batch-size * DP = " + num(p.micro_batch) + "*" +
+               num(p.dp) + " (Megatron-LM d98e8a64 num_microbatches_calculator.py)";
       })) {
     return true;
   }
-  if (model.heads % p.tp != 0 &&
-      sink.add("megatron.heads_not_divisible", [&] {
-        return "--num-attention-heads " + num(model.heads) + " is not divisible by TP = " + num(p.tp) +
+  if (model.heads % p.tp != 0 && sink.add("megatron.heads_not_divisible", [&] {
+        return "--num-attention-heads " + num(model.heads) +
+               " is not divisible by TP = " + num(p.tp) +
                " (Megatron-LM d98e8a64 transformer_config.py)";
       })) {
     return true;
@@ -278,8 +293,9 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
     return true;
   }
   if (!split.valid && sink.add("megatron.layers_not_divisible", [&] {
-        return split.reason.empty() ? std::string("the layers cannot be split over the pipeline stages")
-                                    : split.reason + " (Megatron-LM d98e8a64 transformer_config.py)";
+        return split.reason.empty()
+                   ? std::string("the layers cannot be split over the pipeline stages")
+                   : split.reason + " (Megatron-LM d98e8a64 transformer_config.py)";
       })) {
     return true;
   }
@@ -293,8 +309,9 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
       }
     } else if (split.valid && !vpp_divides(split, p.vpp) &&
                sink.add("megatron.vpp_not_divisible", [&] {
-                 return "layers per pipeline rank (" + num(split.first_layers) + "/" + num(split.middle_layers) +
-                        "/" + num(split.last_layers) + ") are not divisible by vpp = " + num(p.vpp) +
+                 return "layers per pipeline rank (" + num(split.first_layers) + "/" +
+                        num(split.middle_layers) + "/" + num(split.last_layers) +
+                        ") are not divisible by vpp = " + num(p.vpp) +
                         " (Megatron-LM d98e8a64 transformer_config.py)";
                })) {
       return true;
@@ -309,8 +326,7 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
       return true;
     }
   }
-  if (p.cp > 1 && f.seq_len % (2 * p.cp) != 0 &&
-      sink.add("megatron.cp_seq_not_divisible", [&] {
+  if (p.cp > 1 && f.seq_len % (2 * p.cp) != 0 && sink.add("megatron.cp_seq_not_divisible", [&] {
         return "--seq-length " + num(f.seq_len) + " is not divisible by 2*CP = " + num(2 * p.cp) +
                " (Megatron-LM d98e8a64 validate_args)";
       })) {
@@ -326,7 +342,8 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
   }
   // --rotary-base is an int (Megatron-LM d98e8a64 megatron-flags: type int; Megatron-DeepSpeed
   // 4efb479d --rotary-position-embeddings-theta type=int).
-  if (!general_only && !model.learned_positions && model.rope_theta != std::floor(model.rope_theta) &&
+  if (!general_only && !model.learned_positions &&
+      model.rope_theta != std::floor(model.rope_theta) &&
       sink.add("megatron.rope_theta_not_integer", [&] {
         return "rope_theta " + std::to_string(model.rope_theta) +
                " is not a whole number: Megatron's --rotary-base takes an int";
@@ -341,11 +358,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                       ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = s.model;
-  if (!detail::titan_model(model).known &&
-      sink.add("torchtitan.no_model", [&] {
+  if (!detail::titan_model(model).known && sink.add("torchtitan.no_model", [&] {
         return "torchtitan has no config for " + detail::comment_text(model.name) +
-               " (its registry has Llama 3 8B/70B/405B and DeepSeek-V3 671B of the published shapes); "
-               "a stand-in would train another architecture: register the model in torchtitan or use "
+               " (its registry has Llama 3 8B/70B/405B and DeepSeek-V3 671B of the published "
+               "shapes); "
+               "a stand-in would train another architecture: register the model in torchtitan or "
+               "use "
                "--format megatron";
       })) {
     return true;
@@ -361,18 +379,20 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   }
   // 238fa995 llama3/infra/parallelize.py apply_tp: TP always shards the norms' activations
   // (SequenceParallel); only the current registry has enable_sequence_parallel.
-  if (toml && p.tp > 1 && !p.sequence_parallel &&
-      sink.add("torchtitan.tp_without_sp", [&] {
-        return std::string("TOML-era torchtitan always runs TP with sequence parallelism; set sequence_parallel true "
-                           "or use --format torchtitan");
+  if (toml && p.tp > 1 && !p.sequence_parallel && sink.add("torchtitan.tp_without_sp", [&] {
+        return std::string(
+            "TOML-era torchtitan always runs TP with sequence parallelism; set sequence_parallel "
+            "true "
+            "or use --format torchtitan");
       })) {
     return true;
   }
-  if (f.moe && !toml && p.tp > 1 &&
-      sink.add("torchtitan.no_expert_tp", [&] {
+  if (f.moe && !toml && p.tp > 1 && sink.add("torchtitan.no_expert_tp", [&] {
         return "current torchtitan has no expert tensor parallelism: EP borrows the TP ranks "
                "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while pplan prices "
-               "experts split over TP = " + num(p.tp) + "; use tp 1, --format torchtitan-toml "
+               "experts split over TP = " +
+               num(p.tp) +
+               "; use tp 1, --format torchtitan-toml "
                "(expert_tensor_parallel_degree) or --format megatron";
       })) {
     return true;
@@ -381,27 +401,27 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   // b5bcd76c parallel_dims.py: ep divides dp_shard*cp*tp (EP borrows FSDP and TP ranks);
   // 238fa995 parallel_dims.py with ETP = TP: efsdp = dp_shard*cp*tp/(tp*ep).
   const long long ep_region = 1LL * dp.shard * p.cp * (toml ? 1 : p.tp);
-  if (f.moe && p.ep > 1 && ep_region % p.ep != 0 &&
-      sink.add("torchtitan.ep_not_divisible", [&] {
+  if (f.moe && p.ep > 1 && ep_region % p.ep != 0 && sink.add("torchtitan.ep_not_divisible", [&] {
         return "torchtitan needs expert_parallel_degree " + num(p.ep) + " to divide " +
-               (toml ? "dp_shard*cp = " : "dp_shard*cp*tp = ") + num(ep_region) + " (parallel_dims.py)";
+               (toml ? "dp_shard*cp = " : "dp_shard*cp*tp = ") + num(ep_region) +
+               " (parallel_dims.py)";
       })) {
     return true;
   }
   // b5bcd76c torchtitan/distributed/activation_checkpoint.py SelectiveAC (238fa995: mode
   // "selective", option "op"): saves matmul and attention outputs and recomputes every second
   // matmul and the element-wise ops, not the attention-core recompute pplan prices.
-  if (p.recompute == Recompute::kSelective &&
-      sink.add("torchtitan.selective_recompute", [&] {
-        return std::string("torchtitan's selective activation checkpointing is a per-op policy (it recomputes "
-                           "every second matmul), not the attention-core recompute pplan prices; use "
-                           "recompute none or full");
+  if (p.recompute == Recompute::kSelective && sink.add("torchtitan.selective_recompute", [&] {
+        return std::string(
+            "torchtitan's selective activation checkpointing is a per-op policy (it recomputes "
+            "every second matmul), not the attention-core recompute pplan prices; use "
+            "recompute none or full");
       })) {
     return true;
   }
-  if (f.data_parallel && p.zero == 1 &&
-      sink.add("torchtitan.no_zero1", [&] {
-        return std::string("torchtitan has no ZeRO-1: FSDP2 shards the gradients too (ZeRO-2); use zero 2 or 3");
+  if (f.data_parallel && p.zero == 1 && sink.add("torchtitan.no_zero1", [&] {
+        return std::string(
+            "torchtitan has no ZeRO-1: FSDP2 shards the gradients too (ZeRO-2); use zero 2 or 3");
       })) {
     return true;
   }
@@ -411,31 +431,34 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   const bool other_parallelism = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1;
   if (f.data_parallel && p.zero == 0 && (p.cp > 1 || (toml && other_parallelism)) &&
       sink.add("torchtitan.zero0_sharded", [&] {
-        return std::string(toml ? "TOML-era torchtitan replicates weights (DDP) only without TP, PP, CP or EP"
-                                : "torchtitan shards weights over the CP ranks (FSDP over dp_shard*cp)") +
+        return std::string(
+                   toml ? "TOML-era torchtitan replicates weights (DDP) only without TP, PP, CP or "
+                          "EP"
+                        : "torchtitan shards weights over the CP ranks (FSDP over dp_shard*cp)") +
                ", so ZeRO-0 would run as FSDP; use zero 2 or 3";
       })) {
     return true;
   }
   // b5bcd76c torchtitan/models/common/attention.py: context parallelism all-gathers K and V;
   // pplan prices the ring exchange (Megatron's p2p). The TOML era can rotate by all-to-all.
-  if (!toml && p.cp > 1 &&
-      sink.add("torchtitan.cp_allgather", [&] {
-        return std::string("current torchtitan's context parallelism all-gathers K and V, not the ring exchange "
-                           "pplan prices; use --format torchtitan-toml (context_parallel_rotate_method "
-                           "\"alltoall\") or --format megatron");
+  if (!toml && p.cp > 1 && sink.add("torchtitan.cp_allgather", [&] {
+        return std::string(
+            "current torchtitan's context parallelism all-gathers K and V, not the ring exchange "
+            "pplan prices; use --format torchtitan-toml (context_parallel_rotate_method "
+            "\"alltoall\") or --format megatron");
       })) {
     return true;
   }
   // b5bcd76c trainer.py: tokens per micro-batch divisible by (tp if SP) * (2*cp if cp > 1);
   // 238fa995 llama3/infra/parallelize.py: seq_len divisible by tp * 2 * cp.
   const long long tokens = toml ? f.seq_len : 1LL * p.micro_batch * f.seq_len;
-  const long long divisor = toml ? 2LL * p.tp * p.cp
-                                 : (p.sequence_parallel && p.tp > 1 ? p.tp : 1) * (p.cp > 1 ? 2LL * p.cp : 1);
-  if (tokens % divisor != 0 &&
-      sink.add("torchtitan.tokens_not_divisible", [&] {
-        return (toml ? "seq_len " : "tokens per micro-batch ") + num(tokens) + " are not divisible by " +
-               num(divisor) + " (sequence and context parallel shards, torchtitan trainer.py)";
+  const long long divisor =
+      toml ? 2LL * p.tp * p.cp
+           : (p.sequence_parallel && p.tp > 1 ? p.tp : 1) * (p.cp > 1 ? 2LL * p.cp : 1);
+  if (tokens % divisor != 0 && sink.add("torchtitan.tokens_not_divisible", [&] {
+        return (toml ? "seq_len " : "tokens per micro-batch ") + num(tokens) +
+               " are not divisible by " + num(divisor) +
+               " (sequence and context parallel shards, torchtitan trainer.py)";
       })) {
     return true;
   }
@@ -463,10 +486,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
       matches = layers == split.layers_on_stage(rank, p.pp);
     }
     if (!matches && sink.add("torchtitan.split_differs", [&] {
-          return "torchtitan's pipeline split (pipeline_parallel_layers_per_stage with first/last stage "
-                 "less layers) cannot reproduce pplan's " + num(split.first_layers) + "/" +
-                 num(split.middle_layers) + "/" + num(split.last_layers) + " layers per stage with vpp " +
-                 num(vpp) + "; set module_fqns_per_model_part by hand or use --format megatron";
+          return "torchtitan's pipeline split (pipeline_parallel_layers_per_stage with first/last "
+                 "stage "
+                 "less layers) cannot reproduce pplan's " +
+                 num(split.first_layers) + "/" + num(split.middle_layers) + "/" +
+                 num(split.last_layers) + " layers per stage with vpp " + num(vpp) +
+                 "; set module_fqns_per_model_part by hand or use --format megatron";
         })) {
       return true;
     }
@@ -475,21 +500,23 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
 }
 
 /// deepspeed.*: DeepSpeed edaa7221 and Megatron-DeepSpeed 4efb479d.
-bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split, ProblemSink& sink) {
+bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split,
+                     ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   // deepspeed/runtime/pipe/engine.py: the pipeline engine supports ZeRO 0 and 1 only.
-  if (p.pp > 1 && p.zero >= 2 &&
-      sink.add("deepspeed.zero_with_pipeline", [&] {
-        return "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only; ZeRO-" + num(p.zero) + " needs pp = 1";
+  if (p.pp > 1 && p.zero >= 2 && sink.add("deepspeed.zero_with_pipeline", [&] {
+        return "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only; ZeRO-" + num(p.zero) +
+               " needs pp = 1";
       })) {
     return true;
   }
   // deepspeed/runtime/engine.py _do_optimizer_sanity_check: bf16 + pipeline without ZeRO runs
   // BF16_Optimizer, which partitions the fp32 optimizer state over DP (ZeRO-1 memory).
-  if (p.pp > 1 && p.zero == 0 && f.data_parallel &&
-      sink.add("deepspeed.zero0_pipeline", [&] {
-        return std::string("with a pipeline and bf16, DeepSpeed runs BF16_Optimizer, which partitions the optimizer "
-                           "state over DP like ZeRO-1: use zero 1, which pplan prices as it runs");
+  if (p.pp > 1 && p.zero == 0 && f.data_parallel && sink.add("deepspeed.zero0_pipeline", [&] {
+        return std::string(
+            "with a pipeline and bf16, DeepSpeed runs BF16_Optimizer, which partitions the "
+            "optimizer "
+            "state over DP like ZeRO-1: use zero 1, which pplan prices as it runs");
       })) {
     return true;
   }
@@ -497,53 +524,61 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   // communication, will be disabled."
   if (p.pp > 1 && s.training.overlap_grad_reduce && f.data_parallel &&
       sink.add("deepspeed.pipeline_no_overlap", [&] {
-        return std::string("DeepSpeed's pipeline engine disables overlap_comm, while the plan is priced with the "
-                           "gradient reduction overlapped: set training.overlap_grad_reduce false or pp 1");
+        return std::string(
+            "DeepSpeed's pipeline engine disables overlap_comm, while the plan is priced with the "
+            "gradient reduction overlapped: set training.overlap_grad_reduce false or pp 1");
       })) {
     return true;
   }
   // Megatron-DeepSpeed megatron/model/gpt_model.py GPTModelPipe: partition_method
   // 'type:transformer' balances transformer layers; pplan's uneven splits are not passed on.
-  if (p.pp > 1 && split.valid && split.uneven &&
-      sink.add("deepspeed.pipeline_split", [&] {
+  if (p.pp > 1 && split.valid && split.uneven && sink.add("deepspeed.pipeline_split", [&] {
         return "DeepSpeed balances the transformer layers over the stages itself; pplan's " +
-               num(split.first_layers) + "/" + num(split.middle_layers) + "/" + num(split.last_layers) +
+               num(split.first_layers) + "/" + num(split.middle_layers) + "/" +
+               num(split.last_layers) +
                " split would not be the one that runs: use a layer count divisible by pp";
       })) {
     return true;
   }
   if (p.vpp > 1 && sink.add("deepspeed.no_interleaving", [&] {
-        return std::string("DeepSpeed's pipeline engine has no interleaved (virtual-stage) schedule; use vpp = 1");
+        return std::string(
+            "DeepSpeed's pipeline engine has no interleaved (virtual-stage) schedule; use vpp = 1");
       })) {
     return true;
   }
   if (p.cp > 1 && sink.add("deepspeed.no_ring_cp", [&] {
-        return std::string("Megatron-DeepSpeed has no ring context parallelism; DeepSpeed-Ulysses "
-                           "(--ds-sequence-parallel-size) is a different algorithm that pplan does not model");
+        return std::string(
+            "Megatron-DeepSpeed has no ring context parallelism; DeepSpeed-Ulysses "
+            "(--ds-sequence-parallel-size) is a different algorithm that pplan does not model");
       })) {
     return true;
   }
   if (f.moe && sink.add("deepspeed.moe_not_generated", [&] {
-        return std::string("pplan does not generate Megatron-DeepSpeed MoE flags (--num-experts takes a per-layer "
-                           "list there); use --format megatron");
+        return std::string(
+            "pplan does not generate Megatron-DeepSpeed MoE flags (--num-experts takes a per-layer "
+            "list there); use --format megatron");
       })) {
     return true;
   }
   // docs/_pages/config-json.md: ds_config.json has bf16/fp16 switches but no FP8 training.
   if (f.fp8 && sink.add("deepspeed.no_fp8", [&] {
-        return std::string("DeepSpeed's config has no FP8 training switch, so the run would be bf16: use precision "
-                           "bf16 or --format megatron");
+        return std::string(
+            "DeepSpeed's config has no FP8 training switch, so the run would be bf16: use "
+            "precision "
+            "bf16 or --format megatron");
       })) {
     return true;
   }
   return false;
 }
 
-void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p, ProblemSink& sink) {
+void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p,
+           ProblemSink& sink) {
   const LaunchFacts f = detail::launch_facts(s, p);
   if (grid_rules(s, f, sink)) return;
   const StageSplit split = detail::priced_split(s, p);
-  const bool titan = framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
+  const bool titan =
+      framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
   if (megatron_rules(s, f, split, titan, sink)) return;
   if (titan) {
     torchtitan_rules(s, f, split, framework == LaunchFramework::kTorchtitanToml, sink);

@@ -32,69 +32,87 @@ std::vector<EnvVar> environment(const LaunchFacts& f) {
   // (kernels must launch in issue order so async TP/CP collectives overlap the next GEMM);
   // FSDP asserts it is NOT 1; Blackwell dropped the requirement (NeMo sets 32 there).
   if (f.megatron_fsdp) {
-    env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "", std::string("Megatron-FSDP asserts it is not 1 (parallel streams for FSDP)") +
-                   (tp_or_cp && !f.blackwell ? "; with TP/CP before Blackwell Megatron only warns (slower TP overlap)" : ""),
-                   K::kUnset});
+    env.push_back(
+        {"CUDA_DEVICE_MAX_CONNECTIONS", "",
+         std::string("Megatron-FSDP asserts it is not 1 (parallel streams for FSDP)") +
+             (tp_or_cp && !f.blackwell
+                  ? "; with TP/CP before Blackwell Megatron only warns (slower TP overlap)"
+                  : ""),
+         K::kUnset});
   } else if (f.blackwell) {
     env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "32",
-                   "Blackwell: no single-queue requirement; more queues let comm and compute overlap (NeMo PerfEnvPlugin)",
+                   "Blackwell: no single-queue requirement; more queues let comm and compute "
+                   "overlap (NeMo PerfEnvPlugin)",
                    K::kExport});
   } else if (tp_or_cp) {
     env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1",
-                   "TP/CP before Blackwell: Megatron asserts 1 so async TP/CP collectives are scheduled before the next GEMM",
+                   "TP/CP before Blackwell: Megatron asserts 1 so async TP/CP collectives are "
+                   "scheduled before the next GEMM",
                    K::kExport});
   } else {
     env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1",
-                   "not required at tp = cp = 1 (Megatron checks it only for TP/CP); 1 keeps kernel order deterministic like Megatron's examples",
+                   "not required at tp = cp = 1 (Megatron checks it only for TP/CP); 1 keeps "
+                   "kernel order deterministic like Megatron's examples",
                    K::kSuggested});
   }
   // Megatron-LM d98e8a64 megatron/core/models/common/language_module/language_module.py sets
   // these from --attention-backend and asserts when an inherited value disagrees.
-  env.push_back({"NVTE_FLASH_ATTN NVTE_FUSED_ATTN NVTE_UNFUSED_ATTN", "",
-                 "--attention-backend sets them; Megatron asserts when an inherited value disagrees",
-                 K::kUnset});
+  env.push_back(
+      {"NVTE_FLASH_ATTN NVTE_FUSED_ATTN NVTE_UNFUSED_ATTN", "",
+       "--attention-backend sets them; Megatron asserts when an inherited value disagrees",
+       K::kUnset});
   env.push_back({"TORCH_NCCL_AVOID_RECORD_STREAMS", "1",
-                 "stash instead of recordStream for async collectives: avoids allocator memory build-up (NeMo perf runs)",
+                 "stash instead of recordStream for async collectives: avoids allocator memory "
+                 "build-up (NeMo perf runs)",
                  K::kExport});
   env.push_back({"TORCH_NCCL_HIGH_PRIORITY", "1",
-                 "high-priority NCCL streams so overlapped comm kernels are not starved by GEMMs (NeMo PerfEnvPlugin)",
+                 "high-priority NCCL streams so overlapped comm kernels are not starved by GEMMs "
+                 "(NeMo PerfEnvPlugin)",
                  K::kExport});
   if (f.data_parallel) {
-    env.push_back({"NVTE_FWD_LAYERNORM_SM_MARGIN", "16",
-                   "leave SMs free during TE LayerNorm for the overlapped DP reduce-scatter/all-gather",
-                   K::kExport});
+    env.push_back(
+        {"NVTE_FWD_LAYERNORM_SM_MARGIN", "16",
+         "leave SMs free during TE LayerNorm for the overlapped DP reduce-scatter/all-gather",
+         K::kExport});
     env.push_back({"NVTE_BWD_LAYERNORM_SM_MARGIN", "16", "same, backward", K::kExport});
   }
   if (!f.blackwell) {
     env.push_back({"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True",
-                   "fewer fragmentation OOMs (NeMo sets it except on B200; drop it with CUDA graphs or NCCL user buffers)",
+                   "fewer fragmentation OOMs (NeMo sets it except on B200; drop it with CUDA "
+                   "graphs or NCCL user buffers)",
                    K::kExport});
   }
   if (p.pp > 1) {
     env.push_back({"NCCL_P2P_NET_CHUNKSIZE", "2097152",
-                   "pipeline send/recv over the network in 2 MiB chunks instead of 128 KiB: less per-chunk overhead (NeMo/Megatron)",
+                   "pipeline send/recv over the network in 2 MiB chunks instead of 128 KiB: less "
+                   "per-chunk overhead (NeMo/Megatron)",
                    K::kExport});
   }
   if (f.nodes > 1) {
     // NVIDIA/nccl 68b54236 (v2.23.4-1) src/transport/net_ib.cc: NCCL_PARAM(IbTimeout, 18 -> 20).
     env.push_back({"NCCL_IB_TIMEOUT", "20",
-                   "IB retransmit timeout 4.096us*2^20 = 4.3 s, NCCL's default since 2.23.4 (18 before): raise if IBV_WC_RETRY_EXC_ERR",
+                   "IB retransmit timeout 4.096us*2^20 = 4.3 s, NCCL's default since 2.23.4 (18 "
+                   "before): raise if IBV_WC_RETRY_EXC_ERR",
                    K::kExport});
     env.push_back({"NCCL_IB_HCA", "=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7",
-                   "PLACEHOLDER: pin the compute NICs (one per GPU; leading = means exact names); exclude storage/management NICs (ibstat)",
+                   "PLACEHOLDER: pin the compute NICs (one per GPU; leading = means exact names); "
+                   "exclude storage/management NICs (ibstat)",
                    K::kSuggested});
-    env.push_back({"NCCL_SOCKET_IFNAME", "eth0",
-                   "PLACEHOLDER: the IP interface for bootstrap when auto-pick is wrong (docker0, IPoIB)",
-                   K::kSuggested});
+    env.push_back(
+        {"NCCL_SOCKET_IFNAME", "eth0",
+         "PLACEHOLDER: the IP interface for bootstrap when auto-pick is wrong (docker0, IPoIB)",
+         K::kSuggested});
     env.push_back({"NCCL_IB_GID_INDEX", "3",
                    "PLACEHOLDER, RoCE only: the RoCEv2 IPv4 GID; leave unset on InfiniBand",
                    K::kSuggested});
     env.push_back({"NCCL_CROSS_NIC", "0",
-                   "rail-optimised fabric: keep rings on the same NIC index across nodes (default 2 = prefer)",
+                   "rail-optimised fabric: keep rings on the same NIC index across nodes (default "
+                   "2 = prefer)",
                    K::kSuggested});
   }
   env.push_back({"NCCL_DEBUG", "INFO",
-                 "first run only: confirms NICs, GPUDirect RDMA and algorithms; debugging, not for production",
+                 "first run only: confirms NICs, GPUDirect RDMA and algorithms; debugging, not for "
+                 "production",
                  K::kSuggested});
   return env;
 }
@@ -103,9 +121,15 @@ std::string environment_block(const LaunchFacts& f) {
   std::ostringstream out;
   for (const EnvVar& v : environment(f)) {
     switch (v.kind) {
-      case EnvVar::Kind::kExport: out << "export " << v.name << "=" << v.value; break;
-      case EnvVar::Kind::kUnset: out << "unset " << v.name; break;
-      case EnvVar::Kind::kSuggested: out << "# export " << v.name << "=\"" << v.value << "\""; break;
+      case EnvVar::Kind::kExport:
+        out << "export " << v.name << "=" << v.value;
+        break;
+      case EnvVar::Kind::kUnset:
+        out << "unset " << v.name;
+        break;
+      case EnvVar::Kind::kSuggested:
+        out << "# export " << v.name << "=\"" << v.value << "\"";
+        break;
     }
     out << "  # " << v.why << "\n";
   }
@@ -148,8 +172,8 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
   std::ostringstream out;
   out << "# " << title << " (generated by pplan)\n";
   out << "# " << comment_text(scenario.model.name) << " on " << f.world_size << " x "
-      << comment_text(scenario.cluster.gpu.name) << " (" << f.nodes << " node" << (f.nodes == 1 ? "" : "s")
-      << " x " << f.nproc_per_node << " GPUs)\n";
+      << comment_text(scenario.cluster.gpu.name) << " (" << f.nodes << " node"
+      << (f.nodes == 1 ? "" : "s") << " x " << f.nproc_per_node << " GPUs)\n";
   out << "# plan: tp " << p.tp << ", pp " << p.pp << ", dp " << p.dp << ", cp " << p.cp << ", ep "
       << p.ep << ", vpp " << p.vpp << "; micro-batch " << p.micro_batch << "; sequence parallel "
       << (p.sequence_parallel && p.tp > 1 ? "on" : "off") << "; recompute "
@@ -165,8 +189,9 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
         << (plan.split.loss_counted ? "; loss counted as a layer" : "") << "\n";
   }
   if (!plan.fits_in_memory) {
-    out << "# WARNING: pplan estimates " << format_fixed(plan.memory.total_bytes / units::kBytesPerGB, 1)
-        << " GB per GPU on stage " << plan.memory.peak_stage << " > "
+    out << "# WARNING: pplan estimates "
+        << format_fixed(plan.memory.total_bytes / units::kBytesPerGB, 1) << " GB per GPU on stage "
+        << plan.memory.peak_stage << " > "
         << format_fixed(plan.memory.capacity_bytes / units::kBytesPerGB, 1)
         << " GB: expect out-of-memory (see pplan evaluate)\n";
   }
@@ -199,11 +224,12 @@ std::optional<LaunchFramework> framework_of(const std::string& format) {
 }  // namespace
 
 std::vector<std::string> launch_formats() {
-  return {"megatron", "slurm", "env", "torchtitan", "torchtitan-toml", "deepspeed", "nemo",
-          "nccl-tests", "layout"};
+  return {"megatron",  "slurm", "env",        "torchtitan", "torchtitan-toml",
+          "deepspeed", "nemo",  "nccl-tests", "layout"};
 }
 
-std::string launch_refusal_script(const std::string& format, const std::vector<LaunchProblem>& problems) {
+std::string launch_refusal_script(const std::string& format,
+                                  const std::vector<LaunchProblem>& problems) {
   using detail::bash_quote;
   using detail::comment_text;
   using detail::python_str;
@@ -211,17 +237,21 @@ std::string launch_refusal_script(const std::string& format, const std::vector<L
   const bool bash = format == "megatron" || format == "slurm" || format == "env" ||
                     format == "torchtitan" || format == "deepspeed" || format == "nccl-tests";
   if (!python && !bash) return "";
-  std::vector<std::string> lines = {"pplan: this plan cannot be launched as --format " + comment_text(format) + ":"};
-  for (const LaunchProblem& p : problems) lines.push_back("  " + comment_text(p.code) + ": " + comment_text(p.message));
+  std::vector<std::string> lines = {"pplan: this plan cannot be launched as --format " +
+                                    comment_text(format) + ":"};
+  for (const LaunchProblem& p : problems)
+    lines.push_back("  " + comment_text(p.code) + ": " + comment_text(p.message));
   std::ostringstream out;
   if (bash) {
     out << "#!/bin/bash\n";
-    out << "# pplan refused this plan; this script only prints why and fails (see pplan launch's stderr).\n";
+    out << "# pplan refused this plan; this script only prints why and fails (see pplan launch's "
+           "stderr).\n";
     out << "printf '%s\\n'";
     for (const std::string& line : lines) out << " \\\n    " << bash_quote(line);
     out << " >&2\nexit 1\n";
   } else {
-    out << "# pplan refused this plan; this script only prints why and fails (see pplan launch's stderr).\n";
+    out << "# pplan refused this plan; this script only prints why and fails (see pplan launch's "
+           "stderr).\n";
     out << "import sys\n\n";
     out << "sys.stderr.write(\"\\n\".join([\n";
     for (const std::string& line : lines) out << "    " << python_str(line) << ",\n";
@@ -246,17 +276,20 @@ ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
   const LaunchFacts facts = launch_facts(scenario, plan.parallel);
   const std::optional<LaunchFramework> framework = framework_of(format);
   const std::vector<LaunchProblem> problems =
-      framework ? framework_problems(*framework, scenario, plan.parallel) : grid_problems(scenario, plan.parallel);
+      framework ? framework_problems(*framework, scenario, plan.parallel)
+                : grid_problems(scenario, plan.parallel);
   ordered_json j;
   j["format"] = format;
   ordered_json warnings = ordered_json::array();
   for (const Diagnostic& d : plan.diagnostics) {
-    if (d.code == "plan.out_of_memory") warnings.push_back({{"code", d.code}, {"message", d.message}});
+    if (d.code == "plan.out_of_memory")
+      warnings.push_back({{"code", d.code}, {"message", d.message}});
   }
   if (!warnings.empty()) j["warnings"] = warnings;
   if (!problems.empty()) {
     ordered_json list = ordered_json::array();
-    for (const LaunchProblem& p : problems) list.push_back({{"code", p.code}, {"message", p.message}});
+    for (const LaunchProblem& p : problems)
+      list.push_back({{"code", p.code}, {"message", p.message}});
     j["text"] = "";
     j["problems"] = list;
     return j;
@@ -266,14 +299,22 @@ ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
     return j;
   }
   std::string text;
-  if (format == "megatron") text = megatron_script(scenario, plan, facts);
-  else if (format == "slurm") text = slurm_script(scenario, plan, facts);
-  else if (format == "env") text = env_script(scenario, plan, facts);
-  else if (format == "torchtitan") text = torchtitan_script(scenario, plan, facts);
-  else if (format == "torchtitan-toml") text = torchtitan_toml(scenario, plan, facts);
-  else if (format == "deepspeed") text = deepspeed_script(scenario, plan, facts);
-  else if (format == "nemo") text = nemo_script(scenario, plan, facts);
-  else if (format == "nccl-tests") text = nccl_tests_script(scenario, plan, facts);
+  if (format == "megatron")
+    text = megatron_script(scenario, plan, facts);
+  else if (format == "slurm")
+    text = slurm_script(scenario, plan, facts);
+  else if (format == "env")
+    text = env_script(scenario, plan, facts);
+  else if (format == "torchtitan")
+    text = torchtitan_script(scenario, plan, facts);
+  else if (format == "torchtitan-toml")
+    text = torchtitan_toml(scenario, plan, facts);
+  else if (format == "deepspeed")
+    text = deepspeed_script(scenario, plan, facts);
+  else if (format == "nemo")
+    text = nemo_script(scenario, plan, facts);
+  else if (format == "nccl-tests")
+    text = nccl_tests_script(scenario, plan, facts);
   j["text"] = text;
   return j;
 }

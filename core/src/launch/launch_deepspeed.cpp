@@ -19,16 +19,21 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   out << "MDS_DIR=${MDS_DIR:-/path/to/Megatron-DeepSpeed}      # PLACEHOLDER\n";
   out << "DATA_PATH=${DATA_PATH:-/path/to/corpus_text_document}  # PLACEHOLDER\n";
   out << "TOKENIZER_MODEL=${TOKENIZER_MODEL:-/path/to/tokenizer}  # PLACEHOLDER\n";
-  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # PLACEHOLDER on multi-node runs: node 0's address\n";
+  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # PLACEHOLDER on multi-node runs: node 0's "
+         "address\n";
   out << "MASTER_PORT=${MASTER_PORT:-29500}\n";
   out << "NODE_RANK=${NODE_RANK:-0}\n";
   out << "# Hyperparameters (--lr etc.) are typical values: tune them.\n";
-  out << "TRAIN_ITERS=" << (f.train_iters > 0 ? num(f.train_iters) : "${TRAIN_ITERS:-1000}  # PLACEHOLDER")
-      << "\n\n";
-  out << "# train_batch_size = micro-batch x gradient_accumulation_steps x DP (DeepSpeed asserts it);\n";
-  out << "# with a pipeline, gradient_accumulation_steps is the number of micro-batches per step.\n";
-  out << "# Gradients reduce in fp32 as priced: communication_data_type defaults to bf16 with bf16 on,\n";
-  out << "# and ZeRO-1/2 accumulate in the model dtype unless data_types.grad_accum_dtype says fp32\n";
+  out << "TRAIN_ITERS="
+      << (f.train_iters > 0 ? num(f.train_iters) : "${TRAIN_ITERS:-1000}  # PLACEHOLDER") << "\n\n";
+  out << "# train_batch_size = micro-batch x gradient_accumulation_steps x DP (DeepSpeed asserts "
+         "it);\n";
+  out << "# with a pipeline, gradient_accumulation_steps is the number of micro-batches per "
+         "step.\n";
+  out << "# Gradients reduce in fp32 as priced: communication_data_type defaults to bf16 with bf16 "
+         "on,\n";
+  out << "# and ZeRO-1/2 accumulate in the model dtype unless data_types.grad_accum_dtype says "
+         "fp32\n";
   out << "# (engine.py get_data_types; with ZeRO-0 that mix is unsupported, so it is left out).\n";
   out << "cat > ds_config.json <<'PPLAN_EOF'\n";
   out << "{\n";
@@ -42,16 +47,19 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   if (p.zero == 1 || p.zero == 2) out << "  \"data_types\": { \"grad_accum_dtype\": \"fp32\" },\n";
   out << "  \"zero_optimization\": {\n";
   out << "    \"stage\": " << p.zero << ",\n";
-  out << "    \"overlap_comm\": " << (scenario.training.overlap_grad_reduce ? "true" : "false") << ",\n";
+  out << "    \"overlap_comm\": " << (scenario.training.overlap_grad_reduce ? "true" : "false")
+      << ",\n";
   out << "    \"contiguous_gradients\": true,\n";
   out << "    \"reduce_scatter\": true\n";
   out << "  },\n";
   out << "  \"wall_clock_breakdown\": false\n";
   out << "}\n";
   out << "PPLAN_EOF\n\n";
-  out << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron's async TP communication relies on in-order kernels\n";
+  out << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron's async TP communication relies on "
+         "in-order kernels\n";
   out << "torchrun --nproc_per_node " << f.nproc_per_node << " --nnodes " << f.nodes
-      << " --node_rank \"$NODE_RANK\" --master_addr \"$MASTER_ADDR\" --master_port \"$MASTER_PORT\" \\\n";
+      << " --node_rank \"$NODE_RANK\" --master_addr \"$MASTER_ADDR\" --master_port "
+         "\"$MASTER_PORT\" \\\n";
   out << "    \"$MDS_DIR/pretrain_gpt.py\" \\\n";
   auto line = [&out](const std::string& text) { out << "    " << text << " \\\n"; };
   line("--tensor-model-parallel-size " + num(p.tp));
@@ -92,7 +100,9 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   line("--weight-decay 0.1 --clip-grad 1.0 --adam-beta1 0.9 --adam-beta2 0.95");
   line("--data-path \"$DATA_PATH\" --data-impl mmap --split 99,1,0");
   if (gpt2_tokenizer(model, p.tp)) {
-    line("--tokenizer-type GPT2BPETokenizer --vocab-file \"$TOKENIZER_MODEL/vocab.json\" --merge-file \"$TOKENIZER_MODEL/merges.txt\"");
+    line(
+        "--tokenizer-type GPT2BPETokenizer --vocab-file \"$TOKENIZER_MODEL/vocab.json\" "
+        "--merge-file \"$TOKENIZER_MODEL/merges.txt\"");
   } else {
     line("--tokenizer-type HFTokenizer --tokenizer-model \"$TOKENIZER_MODEL\"");
   }

@@ -39,16 +39,22 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   auto set = [&out](const std::string& key, const std::string& value, const std::string& why = "") {
     out << "recipe." << key << " = " << value << (why.empty() ? "" : "  # " + why) << "\n";
   };
-  out << plan_header(scenario, plan, f, "NeMo 2.0 recipe overrides (nemo.collections.llm + NeMo-Run)");
-  out << "# Save as pplan_nemo.py and run `python pplan_nemo.py` on a login node (NeMo-Run submits it).\n";
-  out << "# For NeMo 8cfedd72 recipes and NeMo-Run 0c491271. Every plan value of the recipe is set below: its\n";
-  out << "# own parallelism, callbacks and optimizer settings would run another plan. There is no `nemo llm\n";
-  out << "# pretrain` one-liner: NeMo-Run's CLI cannot set the precision plugin and the callbacks.\n";
+  out << plan_header(scenario, plan, f,
+                     "NeMo 2.0 recipe overrides (nemo.collections.llm + NeMo-Run)");
+  out << "# Save as pplan_nemo.py and run `python pplan_nemo.py` on a login node (NeMo-Run submits "
+         "it).\n";
+  out << "# For NeMo 8cfedd72 recipes and NeMo-Run 0c491271. Every plan value of the recipe is set "
+         "below: its\n";
+  out << "# own parallelism, callbacks and optimizer settings would run another plan. There is no "
+         "`nemo llm\n";
+  out << "# pretrain` one-liner: NeMo-Run's CLI cannot set the precision plugin and the "
+         "callbacks.\n";
   out << "import nemo_run as run\n";
   out << "import torch\n";
   if (!recipe.exact) out << "import torch.nn.functional as F\n";
   out << "from nemo.collections import llm\n";
-  out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f) << "\n";
+  out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
+      << "\n";
   if (deepseek) out << "from nemo.utils.exp_manager import TimingCallback\n";
   out << "\n";
   out << "recipe = llm." << recipe_name << ".pretrain_recipe(\n";
@@ -56,8 +62,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "    num_nodes=" << f.nodes << ", num_gpus_per_node=" << f.nproc_per_node
       << (deepseek ? ", use_mtp=False" : "") << ")\n";
   if (deepseek) {
-    out << "# The DeepSeek recipe adds multi-token prediction, the DeepEP dispatcher callback, bf16 optimizer\n";
-    out << "# moments and its own recompute modules, none of which pplan prices: all undone below.\n";
+    out << "# The DeepSeek recipe adds multi-token prediction, the DeepEP dispatcher callback, "
+           "bf16 optimizer\n";
+    out << "# moments and its own recompute modules, none of which pplan prices: all undone "
+           "below.\n";
   }
 
   // The model.
@@ -85,7 +93,8 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       "the padded vocabulary pplan prices");
   set("model.config.hidden_dropout", model.dropout ? "0.1" : "0.0");
   set("model.config.attention_dropout", model.dropout ? "0.1" : "0.0");
-  if (!model.learned_positions) set("model.config.rotary_base", num(static_cast<long long>(model.rope_theta)));
+  if (!model.learned_positions)
+    set("model.config.rotary_base", num(static_cast<long long>(model.rope_theta)));
   if (deepseek) set("model.config.mtp_num_layers", "None", "no multi-token prediction");
   if (f.moe) {
     const MoeSpec& moe = *model.moe;
@@ -95,9 +104,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       set("model.config.moe_ffn_hidden_size", num(moe.expert_ffn_hidden));
       set("model.config.moe_shared_expert_intermediate_size",
           moe.shared_experts > 0 ? num(1LL * moe.shared_experts * moe.expert_ffn_hidden) : "None");
-      set("model.config.moe_layer_freq", moe.dense_layers > 0 ? "[0] * " + num(moe.dense_layers) + " + [1] * " +
-                                                                    num(model.layers - moe.dense_layers)
-                                                              : "1");
+      set("model.config.moe_layer_freq", moe.dense_layers > 0
+                                             ? "[0] * " + num(moe.dense_layers) + " + [1] * " +
+                                                   num(model.layers - moe.dense_layers)
+                                             : "1");
       set("model.config.moe_router_load_balancing_type", "\"aux_loss\"", "hyperparameter");
       set("model.config.moe_aux_loss_coeff", "1e-2", "hyperparameter");
     }
@@ -125,7 +135,8 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("data.seq_length", num(f.seq_len));
   set("data.global_batch_size", num(f.global_batch));
   set("data.micro_batch_size", num(p.micro_batch), num(f.microbatches) + " micro-batches per step");
-  set("trainer.max_steps", f.train_iters > 0 ? num(f.train_iters) : "1000", f.train_iters > 0 ? "" : "PLACEHOLDER");
+  set("trainer.max_steps", f.train_iters > 0 ? num(f.train_iters) : "1000",
+      f.train_iters > 0 ? "" : "PLACEHOLDER");
 
   // Parallelism (MegatronStrategy).
   const std::string s = "trainer.strategy.";
@@ -135,7 +146,8 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set(s + "context_parallel_size", num(p.cp));
   set(s + "sequence_parallel", py_bool(p.sequence_parallel && p.tp > 1));
   set(s + "expert_model_parallel_size", num(p.ep));
-  set(s + "expert_tensor_parallel_size", f.moe ? num(p.tp) : "None", f.moe ? "expert TP = TP, as priced" : "");
+  set(s + "expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
+      f.moe ? "expert TP = TP, as priced" : "");
   if (p.pp > 1) set(s + "pipeline_dtype", "torch.bfloat16");
   const StageSplit& split = plan.split;
   const bool uneven = p.pp > 1 && explicit_uneven(split);
@@ -145,8 +157,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set(s + "account_for_loss_in_pipeline_split", py_bool(p.pp > 1 && split.loss_counted));
   if (f.megatron_fsdp) {
     set(s + "fsdp", "\"megatron\"", "ZeRO-" + num(p.zero) + " = Megatron-FSDP");
-    set(s + "ddp.data_parallel_sharding_strategy", p.zero == 2 ? "\"optim_grads\"" : "\"optim_grads_params\"");
-    set(s + "ddp.average_in_collective", "False", "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
+    set(s + "ddp.data_parallel_sharding_strategy",
+        p.zero == 2 ? "\"optim_grads\"" : "\"optim_grads_params\"");
+    set(s + "ddp.average_in_collective", "False",
+        "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
     set(s + "save_ckpt_format", "\"fsdp_dtensor\"");
   }
   const bool overlap = scenario.training.overlap_grad_reduce;  // as the step-time model assumes
@@ -167,14 +181,17 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   }
   set("trainer.plugins", std::string(nemo_precision(f)) + "()");
   set("trainer.plugins.grad_reduce_in_fp32", "True");
-  if (f.fp8) set("trainer.plugins.fp8_param_gather", py_bool(fp8_param_gather(f)), "as --format megatron");
+  if (f.fp8)
+    set("trainer.plugins.fp8_param_gather", py_bool(fp8_param_gather(f)), "as --format megatron");
   out << "\n";
-  // NeMo-Run's SlurmExecutor defaults to time="00:10:00": the job would be killed after ten minutes.
+  // NeMo-Run's SlurmExecutor defaults to time="00:10:00": the job would be killed after ten
+  // minutes.
   out << "executor = run.SlurmExecutor(\n";
   out << "    account=\"PLACEHOLDER_ACCOUNT\", partition=\"PLACEHOLDER_PARTITION\",\n";
-  out << "    time=\"04:00:00\",  # PLACEHOLDER: wall-clock limit (NeMo-Run's default is 10 minutes)\n";
-  out << "    nodes=" << f.nodes << ", ntasks_per_node=" << f.nproc_per_node << ", gpus_per_node="
-      << f.nproc_per_node << ", mem=\"0\", exclusive=True,\n";
+  out << "    time=\"04:00:00\",  # PLACEHOLDER: wall-clock limit (NeMo-Run's default is 10 "
+         "minutes)\n";
+  out << "    nodes=" << f.nodes << ", ntasks_per_node=" << f.nproc_per_node
+      << ", gpus_per_node=" << f.nproc_per_node << ", mem=\"0\", exclusive=True,\n";
   out << "    container_image=\"PLACEHOLDER_NEMO_CONTAINER\",  # e.g. nvcr.io/nvidia/nemo:YY.MM\n";
   out << "    tunnel=run.LocalTunnel(job_dir=\"/path/to/nemo-run-jobs\"),  # PLACEHOLDER\n";
   out << "    env_vars={\n";

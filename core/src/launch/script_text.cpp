@@ -48,8 +48,8 @@ CodePoint decode(std::string_view text, std::size_t at) {
 /// or that make a terminal or an editor show something else than the bytes (C1, bidi controls).
 bool unsafe(std::uint32_t c) {
   return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 ||
-         (c >= 0x200E && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
-         c == 0xFEFF;
+         (c >= 0x200E && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+         (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
 }
 
 void append_hex(std::string& out, std::uint32_t value, int digits) {
@@ -118,8 +118,10 @@ std::string safe_id(std::string_view text) {
 std::string bash_quote(std::string_view text) {
   std::string out = "'";
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }

@@ -2,10 +2,9 @@
 /// Launch configurations for a plan: Megatron-LM, SLURM, environment, torchtitan,
 /// DeepSpeed, NeMo, nccl-tests, and the rank layout.
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pplan/launch/framework_rules.h"
 #include "pplan/model/estimate.h"
@@ -39,6 +38,7 @@ nlohmann::ordered_json launch_response(const Scenario& scenario, const Estimate&
  * reasons to stderr and exits 1, so `pplan launch ... | bash` fails loudly; for the data formats
  * (torchtitan-toml, layout) nothing.
  */
-std::string launch_refusal_script(const std::string& format, const std::vector<LaunchProblem>& problems);
+std::string launch_refusal_script(const std::string& format,
+                                  const std::vector<LaunchProblem>& problems);
 
 }  // namespace pplan
