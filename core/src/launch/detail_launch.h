@@ -118,9 +118,9 @@ std::string toml_str(std::string_view text);
 /// One variable of the environment block.
 struct EnvVar {
   enum class Kind { kExport, kUnset, kSuggested };  ///< kSuggested = commented-out placeholder
-  std::string name;
-  std::string value;
-  std::string why;  ///< one line
+  const char* name = "";
+  const char* value = "";
+  const char* why = "";  ///< one line
   Kind kind = Kind::kExport;
 };
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <string_view>
 
 #include "detail_launch.h"
 
@@ -195,16 +197,30 @@ namespace {
 using detail::LaunchFacts;
 using detail::num;
 
-/// Collects problems, or only the first code: message builders run only when collecting.
+/// Collects problems, or only the first code: messages are built only when collecting, from a
+/// pattern in which each "{}" is the next number and "{s}" the text (made safe for comments).
 class ProblemSink {
  public:
   explicit ProblemSink(std::vector<LaunchProblem>* all) : all_(all) {}
   /// Records a problem; true when the caller should stop (first-code mode).
-  template <class Message>
-  bool add(const char* code, Message&& message) {
+  bool add(const char* code, const char* pattern, std::initializer_list<long long> numbers = {},
+           std::string_view text = {}) {
     if (first_ == nullptr) first_ = code;
     if (all_ == nullptr) return true;
-    all_->push_back({code, message()});
+    std::string message;
+    const long long* next = numbers.begin();
+    for (const char* c = pattern; *c != '\0'; ++c) {
+      if (c[0] == '{' && c[1] == '}' && next != numbers.end()) {
+        message += num(*next++);
+        ++c;
+      } else if (c[0] == '{' && c[1] == 's' && c[2] == '}') {
+        message += detail::comment_text(text);
+        c += 2;
+      } else {
+        message += *c;
+      }
+    }
+    all_->push_back({code, message});
     return false;
   }
   const char* first() const { return first_; }
@@ -218,43 +234,41 @@ class ProblemSink {
 /// or the expert grid does not tile the world. Returns true to stop.
 bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
-  if (f.world_size != s.cluster.gpus && sink.add("launch.world_size_mismatch", [&] {
-        return "tp*pp*dp*cp = " + num(p.tp) + "*" + num(p.pp) + "*" + num(p.dp) + "*" + num(p.cp) +
-               " = " + num(f.world_size) + " ranks, but the cluster has " + num(s.cluster.gpus) +
-               " GPUs (Megatron: world_size % (TP*PP*CP) == 0 and DP = world/(TP*PP*CP), "
-               "Megatron-LM d98e8a64 validate_args)";
-      })) {
+  if (f.world_size != s.cluster.gpus &&
+      sink.add("launch.world_size_mismatch",
+               "tp*pp*dp*cp = {}*{}*{}*{} = {} ranks, but the cluster has {} GPUs (Megatron: "
+               "world_size % (TP*PP*CP) == 0 and DP = world/(TP*PP*CP), Megatron-LM d98e8a64 "
+               "validate_args)",
+               {p.tp, p.pp, p.dp, p.cp, f.world_size, s.cluster.gpus})) {
     return true;
   }
   if (f.world_size > f.gpus_per_node && f.world_size % f.gpus_per_node != 0 &&
-      sink.add("launch.partial_node", [&] {
-        return num(f.world_size) + " ranks do not fill whole nodes of " + num(f.gpus_per_node) +
-               " GPUs: torchrun and SLURM start the same number of processes on every node";
-      })) {
+      sink.add("launch.partial_node",
+               "{} ranks do not fill whole nodes of {} GPUs: torchrun and SLURM start the same "
+               "number of processes on every node",
+               {f.world_size, f.gpus_per_node})) {
     return true;
   }
   if (p.ep > 1) {
     if (!f.moe) {
-      if (sink.add("launch.ep_without_moe", [&] {
-            return "ep = " + num(p.ep) +
-                   " needs --num-experts: the model has no experts "
-                   "(Megatron-LM d98e8a64 validate_args)";
-          })) {
+      if (sink.add("launch.ep_without_moe",
+                   "ep = {} needs --num-experts: the model has no experts (Megatron-LM d98e8a64 "
+                   "validate_args)",
+                   {p.ep})) {
         return true;
       }
-    } else if (s.model.moe->experts % p.ep != 0 && sink.add("launch.ep_not_divisible", [&] {
-                 return num(s.model.moe->experts) +
-                        " experts are not divisible by ep = " + num(p.ep) +
-                        " (Megatron-LM d98e8a64 validate_args)";
-               })) {
+    } else if (s.model.moe->experts % p.ep != 0 &&
+               sink.add("launch.ep_not_divisible",
+                        "{} experts are not divisible by ep = {} (Megatron-LM d98e8a64 "
+                        "validate_args)",
+                        {s.model.moe->experts, p.ep})) {
       return true;
     }
-    if ((1LL * p.dp * p.cp) % p.ep != 0 && sink.add("launch.expert_grid", [&] {
-          return "the expert grid expert_tp*ep*pp = " + num(1LL * p.tp * p.ep * p.pp) +
-                 " does not divide the world of " + num(f.world_size) +
-                 " (ep must divide dp*cp; Megatron-LM d98e8a64 "
-                 "parallel_state.initialize_model_parallel)";
-        })) {
+    if ((1LL * p.dp * p.cp) % p.ep != 0 &&
+        sink.add("launch.expert_grid",
+                 "the expert grid expert_tp*ep*pp = {} does not divide the world of {} (ep must "
+                 "divide dp*cp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)",
+                 {1LL * p.tp * p.ep * p.pp, f.world_size})) {
       return true;
     }
   }
@@ -271,83 +285,76 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
   const ModelSpec& model = s.model;
   const long long per_step = 1LL * p.micro_batch * p.dp;
   if ((per_step <= 0 || f.global_batch % per_step != 0) &&
-      sink.add("megatron.batch_not_divisible", [&] {
-        return "--global-batch-size " + num(f.global_batch) +
-               " is not a multiple of --micro-batch-size * DP = " + num(p.micro_batch) + "*" +
-               num(p.dp) + " (Megatron-LM d98e8a64 num_microbatches_calculator.py)";
-      })) {
+      sink.add("megatron.batch_not_divisible",
+               "--global-batch-size {} is not a multiple of --micro-batch-size * DP = {}*{} "
+               "(Megatron-LM d98e8a64 num_microbatches_calculator.py)",
+               {f.global_batch, p.micro_batch, p.dp})) {
     return true;
   }
-  if (model.heads % p.tp != 0 && sink.add("megatron.heads_not_divisible", [&] {
-        return "--num-attention-heads " + num(model.heads) +
-               " is not divisible by TP = " + num(p.tp) +
-               " (Megatron-LM d98e8a64 transformer_config.py)";
-      })) {
+  if (model.heads % p.tp != 0 &&
+      sink.add("megatron.heads_not_divisible",
+               "--num-attention-heads {} is not divisible by TP = {} (Megatron-LM d98e8a64 "
+               "transformer_config.py)",
+               {model.heads, p.tp})) {
     return true;
   }
   if (!general_only && model.kv_heads % p.tp != 0 && p.tp % model.kv_heads != 0 &&
-      sink.add("megatron.query_groups", [&] {
-        return "--num-query-groups " + num(model.kv_heads) + " and TP = " + num(p.tp) +
-               " divide neither way (Megatron-LM d98e8a64 transformer_config.py)";
-      })) {
+      sink.add("megatron.query_groups",
+               "--num-query-groups {} and TP = {} divide neither way (Megatron-LM d98e8a64 "
+               "transformer_config.py)",
+               {model.kv_heads, p.tp})) {
     return true;
   }
-  if (!split.valid && sink.add("megatron.layers_not_divisible", [&] {
-        return split.reason.empty()
-                   ? std::string("the layers cannot be split over the pipeline stages")
-                   : split.reason + " (Megatron-LM d98e8a64 transformer_config.py)";
-      })) {
+  if (!split.valid &&
+      sink.add("megatron.layers_not_divisible", "{s} (Megatron-LM d98e8a64 transformer_config.py)",
+               {}, split.reason)) {
     return true;
   }
   if (p.vpp > 1) {
     if (p.pp <= 1) {
-      if (sink.add("megatron.vpp_needs_pp", [&] {
-            return "virtual pipeline stages (vpp = " + num(p.vpp) +
-                   ") need PP > 1 (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)";
-          })) {
+      if (sink.add("megatron.vpp_needs_pp",
+                   "virtual pipeline stages (vpp = {}) need PP > 1 (Megatron-LM d98e8a64 "
+                   "pipeline_parallel/schedules.py)",
+                   {p.vpp})) {
         return true;
       }
     } else if (split.valid && !vpp_divides(split, p.vpp) &&
-               sink.add("megatron.vpp_not_divisible", [&] {
-                 return "layers per pipeline rank (" + num(split.first_layers) + "/" +
-                        num(split.middle_layers) + "/" + num(split.last_layers) +
-                        ") are not divisible by vpp = " + num(p.vpp) +
-                        " (Megatron-LM d98e8a64 transformer_config.py)";
-               })) {
+               sink.add("megatron.vpp_not_divisible",
+                        "layers per pipeline rank ({}/{}/{}) are not divisible by vpp = {} "
+                        "(Megatron-LM d98e8a64 transformer_config.py)",
+                        {split.first_layers, split.middle_layers, split.last_layers, p.vpp})) {
       return true;
     }
     // With the default group size PP: m >= PP and m % PP == 0 (schedules.py).
     if (p.pp > 1 && (f.microbatches < p.pp || f.microbatches % p.pp != 0) &&
-        sink.add("megatron.vpp_microbatches", [&] {
-          return "the interleaved schedule needs the " + num(f.microbatches) +
-                 " micro-batches per step to be a multiple of PP = " + num(p.pp) +
-                 " (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)";
-        })) {
+        sink.add("megatron.vpp_microbatches",
+                 "the interleaved schedule needs the {} micro-batches per step to be a multiple "
+                 "of PP = {} (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)",
+                 {f.microbatches, p.pp})) {
       return true;
     }
   }
-  if (p.cp > 1 && f.seq_len % (2 * p.cp) != 0 && sink.add("megatron.cp_seq_not_divisible", [&] {
-        return "--seq-length " + num(f.seq_len) + " is not divisible by 2*CP = " + num(2 * p.cp) +
-               " (Megatron-LM d98e8a64 validate_args)";
-      })) {
+  if (p.cp > 1 && f.seq_len % (2 * p.cp) != 0 &&
+      sink.add("megatron.cp_seq_not_divisible",
+               "--seq-length {} is not divisible by 2*CP = {} (Megatron-LM d98e8a64 "
+               "validate_args)",
+               {f.seq_len, 2 * p.cp})) {
     return true;
   }
   // FP8 needs Hopper or newer tensor cores (Transformer Engine and torchao refuse otherwise).
   if (f.fp8 && (s.cluster.gpu.fp8_flops_per_s <= 0 || f.ampere) &&
-      sink.add("megatron.fp8_unsupported", [&] {
-        return detail::comment_text(s.cluster.gpu.name) +
-               " has no FP8 tensor cores: FP8 training needs Hopper or newer; use precision bf16";
-      })) {
+      sink.add("megatron.fp8_unsupported",
+               "{s} has no FP8 tensor cores: FP8 training needs Hopper or newer; use precision "
+               "bf16",
+               {}, s.cluster.gpu.name)) {
     return true;
   }
   // --rotary-base is an int (Megatron-LM d98e8a64 megatron-flags: type int; Megatron-DeepSpeed
   // 4efb479d --rotary-position-embeddings-theta type=int).
   if (!general_only && !model.learned_positions &&
       model.rope_theta != std::floor(model.rope_theta) &&
-      sink.add("megatron.rope_theta_not_integer", [&] {
-        return "rope_theta " + std::to_string(model.rope_theta) +
-               " is not a whole number: Megatron's --rotary-base takes an int";
-      })) {
+      sink.add("megatron.rope_theta_not_integer",
+               "rope_theta is not a whole number: Megatron's --rotary-base takes an int")) {
     return true;
   }
   return false;
@@ -358,71 +365,67 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                       ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = s.model;
-  if (!detail::titan_model(model).known && sink.add("torchtitan.no_model", [&] {
-        return "torchtitan has no config for " + detail::comment_text(model.name) +
-               " (its registry has Llama 3 8B/70B/405B and DeepSeek-V3 671B of the published "
-               "shapes); "
-               "a stand-in would train another architecture: register the model in torchtitan or "
-               "use "
-               "--format megatron";
-      })) {
+  if (!detail::titan_model(model).known &&
+      sink.add("torchtitan.no_model",
+               "torchtitan has no config for {s} (its registry has Llama 3 8B/70B/405B and "
+               "DeepSeek-V3 671B of the published shapes); a stand-in would train another "
+               "architecture: register the model in torchtitan or use --format megatron",
+               {}, model.name)) {
     return true;
   }
   // b5bcd76c torchtitan/models/common/decoder.py update_from_config: TP must divide n_heads and
   // n_kv_heads; 238fa995 llama3/model/model.py views the TP-local K/V as (-1, head_dim).
   if ((model.kv_heads % p.tp != 0 || model.heads % p.tp != 0) &&
-      sink.add("torchtitan.tp_kv_heads", [&] {
-        return "tensor_parallel_degree " + num(p.tp) + " must divide n_heads " + num(model.heads) +
-               " and n_kv_heads " + num(model.kv_heads) + " (torchtitan decoder.py)";
-      })) {
+      sink.add("torchtitan.tp_kv_heads",
+               "tensor_parallel_degree {} must divide n_heads {} and n_kv_heads {} (torchtitan "
+               "decoder.py)",
+               {p.tp, model.heads, model.kv_heads})) {
     return true;
   }
   // 238fa995 llama3/infra/parallelize.py apply_tp: TP always shards the norms' activations
   // (SequenceParallel); only the current registry has enable_sequence_parallel.
-  if (toml && p.tp > 1 && !p.sequence_parallel && sink.add("torchtitan.tp_without_sp", [&] {
-        return std::string(
-            "TOML-era torchtitan always runs TP with sequence parallelism; set sequence_parallel "
-            "true "
-            "or use --format torchtitan");
-      })) {
+  if (toml && p.tp > 1 && !p.sequence_parallel &&
+      sink.add("torchtitan.tp_without_sp",
+               "TOML-era torchtitan always runs TP with sequence parallelism; set "
+               "sequence_parallel true or use --format torchtitan")) {
     return true;
   }
-  if (f.moe && !toml && p.tp > 1 && sink.add("torchtitan.no_expert_tp", [&] {
-        return "current torchtitan has no expert tensor parallelism: EP borrows the TP ranks "
-               "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while pplan prices "
-               "experts split over TP = " +
-               num(p.tp) +
-               "; use tp 1, --format torchtitan-toml "
-               "(expert_tensor_parallel_degree) or --format megatron";
-      })) {
+  if (f.moe && !toml && p.tp > 1 &&
+      sink.add("torchtitan.no_expert_tp",
+               "current torchtitan has no expert tensor parallelism: EP borrows the TP ranks "
+               "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while pplan "
+               "prices experts split over TP = {}; use tp 1, --format torchtitan-toml "
+               "(expert_tensor_parallel_degree) or --format megatron",
+               {p.tp})) {
     return true;
   }
   const detail::TitanDp dp = detail::titan_dp(p);
   // b5bcd76c parallel_dims.py: ep divides dp_shard*cp*tp (EP borrows FSDP and TP ranks);
   // 238fa995 parallel_dims.py with ETP = TP: efsdp = dp_shard*cp*tp/(tp*ep).
   const long long ep_region = 1LL * dp.shard * p.cp * (toml ? 1 : p.tp);
-  if (f.moe && p.ep > 1 && ep_region % p.ep != 0 && sink.add("torchtitan.ep_not_divisible", [&] {
-        return "torchtitan needs expert_parallel_degree " + num(p.ep) + " to divide " +
-               (toml ? "dp_shard*cp = " : "dp_shard*cp*tp = ") + num(ep_region) +
-               " (parallel_dims.py)";
-      })) {
+  if (f.moe && p.ep > 1 && ep_region % p.ep != 0 &&
+      sink.add("torchtitan.ep_not_divisible",
+               toml ? "torchtitan needs expert_parallel_degree {} to divide dp_shard*cp = {} "
+                      "(parallel_dims.py)"
+                    : "torchtitan needs expert_parallel_degree {} to divide dp_shard*cp*tp = {} "
+                      "(parallel_dims.py)",
+               {p.ep, ep_region})) {
     return true;
   }
   // b5bcd76c torchtitan/distributed/activation_checkpoint.py SelectiveAC (238fa995: mode
   // "selective", option "op"): saves matmul and attention outputs and recomputes every second
   // matmul and the element-wise ops, not the attention-core recompute pplan prices.
-  if (p.recompute == Recompute::kSelective && sink.add("torchtitan.selective_recompute", [&] {
-        return std::string(
-            "torchtitan's selective activation checkpointing is a per-op policy (it recomputes "
-            "every second matmul), not the attention-core recompute pplan prices; use "
-            "recompute none or full");
-      })) {
+  if (p.recompute == Recompute::kSelective &&
+      sink.add("torchtitan.selective_recompute",
+               "torchtitan's selective activation checkpointing is a per-op policy (it "
+               "recomputes every second matmul), not the attention-core recompute pplan prices; "
+               "use recompute none or full")) {
     return true;
   }
-  if (f.data_parallel && p.zero == 1 && sink.add("torchtitan.no_zero1", [&] {
-        return std::string(
-            "torchtitan has no ZeRO-1: FSDP2 shards the gradients too (ZeRO-2); use zero 2 or 3");
-      })) {
+  if (f.data_parallel && p.zero == 1 &&
+      sink.add("torchtitan.no_zero1",
+               "torchtitan has no ZeRO-1: FSDP2 shards the gradients too (ZeRO-2); use zero 2 "
+               "or 3")) {
     return true;
   }
   // FSDP runs over dp_shard*cp: with CP the weights are sharded even at dp_shard 1 (238fa995
@@ -430,23 +433,20 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   // (llama3/infra/parallelize.py "DDP has not supported > 1D parallelism").
   const bool other_parallelism = p.tp > 1 || p.pp > 1 || p.cp > 1 || p.ep > 1;
   if (f.data_parallel && p.zero == 0 && (p.cp > 1 || (toml && other_parallelism)) &&
-      sink.add("torchtitan.zero0_sharded", [&] {
-        return std::string(
-                   toml ? "TOML-era torchtitan replicates weights (DDP) only without TP, PP, CP or "
-                          "EP"
-                        : "torchtitan shards weights over the CP ranks (FSDP over dp_shard*cp)") +
-               ", so ZeRO-0 would run as FSDP; use zero 2 or 3";
-      })) {
+      sink.add("torchtitan.zero0_sharded",
+               toml ? "TOML-era torchtitan replicates weights (DDP) only without TP, PP, CP or "
+                      "EP, so ZeRO-0 would run as FSDP; use zero 2 or 3"
+                    : "torchtitan shards weights over the CP ranks (FSDP over dp_shard*cp), so "
+                      "ZeRO-0 would run as FSDP; use zero 2 or 3")) {
     return true;
   }
   // b5bcd76c torchtitan/models/common/attention.py: context parallelism all-gathers K and V;
   // pplan prices the ring exchange (Megatron's p2p). The TOML era can rotate by all-to-all.
-  if (!toml && p.cp > 1 && sink.add("torchtitan.cp_allgather", [&] {
-        return std::string(
-            "current torchtitan's context parallelism all-gathers K and V, not the ring exchange "
-            "pplan prices; use --format torchtitan-toml (context_parallel_rotate_method "
-            "\"alltoall\") or --format megatron");
-      })) {
+  if (!toml && p.cp > 1 &&
+      sink.add("torchtitan.cp_allgather",
+               "current torchtitan's context parallelism all-gathers K and V, not the ring "
+               "exchange pplan prices; use --format torchtitan-toml "
+               "(context_parallel_rotate_method \"alltoall\") or --format megatron")) {
     return true;
   }
   // b5bcd76c trainer.py: tokens per micro-batch divisible by (tp if SP) * (2*cp if cp > 1);
@@ -455,11 +455,11 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   const long long divisor =
       toml ? 2LL * p.tp * p.cp
            : (p.sequence_parallel && p.tp > 1 ? p.tp : 1) * (p.cp > 1 ? 2LL * p.cp : 1);
-  if (tokens % divisor != 0 && sink.add("torchtitan.tokens_not_divisible", [&] {
-        return (toml ? "seq_len " : "tokens per micro-batch ") + num(tokens) +
-               " are not divisible by " + num(divisor) +
-               " (sequence and context parallel shards, torchtitan trainer.py)";
-      })) {
+  if (tokens % divisor != 0 &&
+      sink.add("torchtitan.tokens_not_divisible",
+               "{} tokens (a sequence, or one micro-batch at HEAD) are not divisible by {}, the "
+               "sequence and context parallel shards (torchtitan trainer.py)",
+               {tokens, divisor})) {
     return true;
   }
   // torchtitan pipeline_parallel.py (same in both eras): ceil((L + a + b) / k) stages, which
@@ -485,14 +485,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
       }
       matches = layers == split.layers_on_stage(rank, p.pp);
     }
-    if (!matches && sink.add("torchtitan.split_differs", [&] {
-          return "torchtitan's pipeline split (pipeline_parallel_layers_per_stage with first/last "
-                 "stage "
-                 "less layers) cannot reproduce pplan's " +
-                 num(split.first_layers) + "/" + num(split.middle_layers) + "/" +
-                 num(split.last_layers) + " layers per stage with vpp " + num(vpp) +
-                 "; set module_fqns_per_model_part by hand or use --format megatron";
-        })) {
+    if (!matches &&
+        sink.add("torchtitan.split_differs",
+                 "torchtitan's pipeline split (pipeline_parallel_layers_per_stage with first/last "
+                 "stage less layers) cannot reproduce pplan's {}/{}/{} layers per stage with vpp "
+                 "{}; set module_fqns_per_model_part by hand or use --format megatron",
+                 {split.first_layers, split.middle_layers, split.last_layers, vpp})) {
       return true;
     }
   }
@@ -504,69 +502,58 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                      ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   // deepspeed/runtime/pipe/engine.py: the pipeline engine supports ZeRO 0 and 1 only.
-  if (p.pp > 1 && p.zero >= 2 && sink.add("deepspeed.zero_with_pipeline", [&] {
-        return "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only; ZeRO-" + num(p.zero) +
-               " needs pp = 1";
-      })) {
+  if (p.pp > 1 && p.zero >= 2 &&
+      sink.add("deepspeed.zero_with_pipeline",
+               "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only; ZeRO-{} needs pp = 1",
+               {p.zero})) {
     return true;
   }
   // deepspeed/runtime/engine.py _do_optimizer_sanity_check: bf16 + pipeline without ZeRO runs
   // BF16_Optimizer, which partitions the fp32 optimizer state over DP (ZeRO-1 memory).
-  if (p.pp > 1 && p.zero == 0 && f.data_parallel && sink.add("deepspeed.zero0_pipeline", [&] {
-        return std::string(
-            "with a pipeline and bf16, DeepSpeed runs BF16_Optimizer, which partitions the "
-            "optimizer "
-            "state over DP like ZeRO-1: use zero 1, which pplan prices as it runs");
-      })) {
+  if (p.pp > 1 && p.zero == 0 && f.data_parallel &&
+      sink.add("deepspeed.zero0_pipeline",
+               "with a pipeline and bf16, DeepSpeed runs BF16_Optimizer, which partitions the "
+               "optimizer state over DP like ZeRO-1: use zero 1, which pplan prices as it runs")) {
     return true;
   }
   // engine.py _configure_zero_optimizer: "Pipeline parallelism does not support overlapped
   // communication, will be disabled."
   if (p.pp > 1 && s.training.overlap_grad_reduce && f.data_parallel &&
-      sink.add("deepspeed.pipeline_no_overlap", [&] {
-        return std::string(
-            "DeepSpeed's pipeline engine disables overlap_comm, while the plan is priced with the "
-            "gradient reduction overlapped: set training.overlap_grad_reduce false or pp 1");
-      })) {
+      sink.add("deepspeed.pipeline_no_overlap",
+               "DeepSpeed's pipeline engine disables overlap_comm, while the plan is priced with "
+               "the gradient reduction overlapped: set training.overlap_grad_reduce false or pp "
+               "1")) {
     return true;
   }
   // Megatron-DeepSpeed megatron/model/gpt_model.py GPTModelPipe: partition_method
   // 'type:transformer' balances transformer layers; pplan's uneven splits are not passed on.
-  if (p.pp > 1 && split.valid && split.uneven && sink.add("deepspeed.pipeline_split", [&] {
-        return "DeepSpeed balances the transformer layers over the stages itself; pplan's " +
-               num(split.first_layers) + "/" + num(split.middle_layers) + "/" +
-               num(split.last_layers) +
-               " split would not be the one that runs: use a layer count divisible by pp";
-      })) {
+  if (p.pp > 1 && split.valid && split.uneven &&
+      sink.add("deepspeed.pipeline_split",
+               "DeepSpeed balances the transformer layers over the stages itself; pplan's "
+               "{}/{}/{} split would not be the one that runs: use a layer count divisible by pp",
+               {split.first_layers, split.middle_layers, split.last_layers})) {
     return true;
   }
-  if (p.vpp > 1 && sink.add("deepspeed.no_interleaving", [&] {
-        return std::string(
-            "DeepSpeed's pipeline engine has no interleaved (virtual-stage) schedule; use vpp = 1");
-      })) {
+  if (p.vpp > 1 && sink.add("deepspeed.no_interleaving",
+                            "DeepSpeed's pipeline engine has no interleaved (virtual-stage) "
+                            "schedule; use vpp = 1")) {
     return true;
   }
-  if (p.cp > 1 && sink.add("deepspeed.no_ring_cp", [&] {
-        return std::string(
-            "Megatron-DeepSpeed has no ring context parallelism; DeepSpeed-Ulysses "
-            "(--ds-sequence-parallel-size) is a different algorithm that pplan does not model");
-      })) {
+  if (p.cp > 1 && sink.add("deepspeed.no_ring_cp",
+                           "Megatron-DeepSpeed has no ring context parallelism; "
+                           "DeepSpeed-Ulysses (--ds-sequence-parallel-size) is a different "
+                           "algorithm that pplan does not model")) {
     return true;
   }
-  if (f.moe && sink.add("deepspeed.moe_not_generated", [&] {
-        return std::string(
-            "pplan does not generate Megatron-DeepSpeed MoE flags (--num-experts takes a per-layer "
-            "list there); use --format megatron");
-      })) {
+  if (f.moe && sink.add("deepspeed.moe_not_generated",
+                        "pplan does not generate Megatron-DeepSpeed MoE flags (--num-experts "
+                        "takes a per-layer list there); use --format megatron")) {
     return true;
   }
   // docs/_pages/config-json.md: ds_config.json has bf16/fp16 switches but no FP8 training.
-  if (f.fp8 && sink.add("deepspeed.no_fp8", [&] {
-        return std::string(
-            "DeepSpeed's config has no FP8 training switch, so the run would be bf16: use "
-            "precision "
-            "bf16 or --format megatron");
-      })) {
+  if (f.fp8 && sink.add("deepspeed.no_fp8",
+                        "DeepSpeed's config has no FP8 training switch, so the run would be "
+                        "bf16: use precision bf16 or --format megatron")) {
     return true;
   }
   return false;

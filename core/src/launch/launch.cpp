@@ -34,10 +34,10 @@ std::vector<EnvVar> environment(const LaunchFacts& f) {
   if (f.megatron_fsdp) {
     env.push_back(
         {"CUDA_DEVICE_MAX_CONNECTIONS", "",
-         std::string("Megatron-FSDP asserts it is not 1 (parallel streams for FSDP)") +
-             (tp_or_cp && !f.blackwell
-                  ? "; with TP/CP before Blackwell Megatron only warns (slower TP overlap)"
-                  : ""),
+         tp_or_cp && !f.blackwell
+             ? "Megatron-FSDP asserts it is not 1 (parallel streams for FSDP); with TP/CP "
+               "before Blackwell Megatron only warns (slower TP overlap)"
+             : "Megatron-FSDP asserts it is not 1 (parallel streams for FSDP)",
          K::kUnset});
   } else if (f.blackwell) {
     env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "32",

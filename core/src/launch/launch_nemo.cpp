@@ -4,6 +4,7 @@
 // 0c491271 nemo_run/core/execution/slurm.py. Every plan-relevant value of the recipe is set
 // explicitly, so what runs is the priced plan whatever the recipe's own defaults are.
 #include <sstream>
+#include <string_view>
 
 #include "detail_launch.h"
 #include "pplan/model/architecture.h"
@@ -36,8 +37,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   const std::string recipe_name = recipe.name;
   const bool deepseek = recipe.exact && recipe_name == "deepseek_v3";
   std::ostringstream out;
-  auto set = [&out](const std::string& key, const std::string& value, const std::string& why = "") {
-    out << "recipe." << key << " = " << value << (why.empty() ? "" : "  # " + why) << "\n";
+  auto set = [&out](std::string_view key, std::string_view value, std::string_view why = {}) {
+    out << "recipe." << key << " = " << value;
+    if (!why.empty()) out << "  # " << why;
+    out << "\n";
   };
   out << plan_header(scenario, plan, f,
                      "NeMo 2.0 recipe overrides (nemo.collections.llm + NeMo-Run)");
@@ -139,34 +142,37 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       f.train_iters > 0 ? "" : "PLACEHOLDER");
 
   // Parallelism (MegatronStrategy).
-  const std::string s = "trainer.strategy.";
-  set(s + "tensor_model_parallel_size", num(p.tp));
-  set(s + "pipeline_model_parallel_size", num(p.pp));
-  set(s + "virtual_pipeline_model_parallel_size", p.vpp > 1 ? num(p.vpp) : "None");
-  set(s + "context_parallel_size", num(p.cp));
-  set(s + "sequence_parallel", py_bool(p.sequence_parallel && p.tp > 1));
-  set(s + "expert_model_parallel_size", num(p.ep));
-  set(s + "expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
+  set("trainer.strategy.tensor_model_parallel_size", num(p.tp));
+  set("trainer.strategy.pipeline_model_parallel_size", num(p.pp));
+  set("trainer.strategy.virtual_pipeline_model_parallel_size", p.vpp > 1 ? num(p.vpp) : "None");
+  set("trainer.strategy.context_parallel_size", num(p.cp));
+  set("trainer.strategy.sequence_parallel", py_bool(p.sequence_parallel && p.tp > 1));
+  set("trainer.strategy.expert_model_parallel_size", num(p.ep));
+  set("trainer.strategy.expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
       f.moe ? "expert TP = TP, as priced" : "");
-  if (p.pp > 1) set(s + "pipeline_dtype", "torch.bfloat16");
+  if (p.pp > 1) set("trainer.strategy.pipeline_dtype", "torch.bfloat16");
   const StageSplit& split = plan.split;
   const bool uneven = p.pp > 1 && explicit_uneven(split);
-  set(s + "num_layers_in_first_pipeline_stage", py_int_or_none(uneven, split.first_layers));
-  set(s + "num_layers_in_last_pipeline_stage", py_int_or_none(uneven, split.last_layers));
-  set(s + "account_for_embedding_in_pipeline_split", py_bool(p.pp > 1 && split.embedding_counted));
-  set(s + "account_for_loss_in_pipeline_split", py_bool(p.pp > 1 && split.loss_counted));
+  set("trainer.strategy.num_layers_in_first_pipeline_stage",
+      py_int_or_none(uneven, split.first_layers));
+  set("trainer.strategy.num_layers_in_last_pipeline_stage",
+      py_int_or_none(uneven, split.last_layers));
+  set("trainer.strategy.account_for_embedding_in_pipeline_split",
+      py_bool(p.pp > 1 && split.embedding_counted));
+  set("trainer.strategy.account_for_loss_in_pipeline_split",
+      py_bool(p.pp > 1 && split.loss_counted));
   if (f.megatron_fsdp) {
-    set(s + "fsdp", "\"megatron\"", "ZeRO-" + num(p.zero) + " = Megatron-FSDP");
-    set(s + "ddp.data_parallel_sharding_strategy",
+    set("trainer.strategy.fsdp", "\"megatron\"", "ZeRO-" + num(p.zero) + " = Megatron-FSDP");
+    set("trainer.strategy.ddp.data_parallel_sharding_strategy",
         p.zero == 2 ? "\"optim_grads\"" : "\"optim_grads_params\"");
-    set(s + "ddp.average_in_collective", "False",
+    set("trainer.strategy.ddp.average_in_collective", "False",
         "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
-    set(s + "save_ckpt_format", "\"fsdp_dtensor\"");
+    set("trainer.strategy.save_ckpt_format", "\"fsdp_dtensor\"");
   }
   const bool overlap = scenario.training.overlap_grad_reduce;  // as the step-time model assumes
-  set(s + "ddp.overlap_grad_reduce", py_bool(overlap));
-  set(s + "ddp.overlap_param_gather", py_bool(overlap && p.zero >= 1));
-  set(s + "ddp.grad_reduce_in_fp32", "True", "gradients reduced in fp32, as priced");
+  set("trainer.strategy.ddp.overlap_grad_reduce", py_bool(overlap));
+  set("trainer.strategy.ddp.overlap_param_gather", py_bool(overlap && p.zero >= 1));
+  set("trainer.strategy.ddp.grad_reduce_in_fp32", "True", "gradients reduced in fp32, as priced");
 
   // Optimizer: fp32 master weights, gradients and moments (what pplan's 12 bytes/param count).
   set("optim.config.use_distributed_optimizer", py_bool(p.zero >= 1));
