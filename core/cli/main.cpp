@@ -7,7 +7,9 @@
 //   pplan layout_view FILE|-         the layout picture's replica view of that plan (JSON)
 //   pplan presets | version
 // Exit 0 on success (an infeasible plan is a success), 2 on bad input, with the error
-// envelope on stdout and one human line on stderr.
+// envelope on stdout and one human line on stderr; 3 when `launch` refuses the plan: stdout
+// then holds only a script that prints the reasons and exits 1 (launch.h
+// launch_refusal_script), so `pplan launch ... | bash` fails loudly.
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -17,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pplan/io/api.h"
+#include "pplan/launch/launch.h"
 
 namespace {
 
@@ -132,9 +135,19 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (parsed.contains("problems")) {
-      std::cout << response << "\n";
-      std::cerr << "pplan: this plan cannot be launched; see \"problems\"\n";
-      return 0;
+      std::vector<pplan::LaunchProblem> problems;
+      std::string codes;
+      for (const auto& p : parsed["problems"]) {
+        problems.push_back({p.value("code", ""), p.value("message", "")});
+        codes += (codes.empty() ? "" : ", ") + problems.back().code;
+      }
+      const std::string script = pplan::launch_refusal_script(options.format, problems);
+      std::cout << script;
+      std::cerr << "pplan: this plan cannot be launched as --format " << options.format << ": " << codes << "\n";
+      if (script.empty()) {
+        for (const auto& p : problems) std::cerr << "  " << p.code << ": " << p.message << "\n";
+      }
+      return 3;
     }
   }
   std::cout << response << "\n";

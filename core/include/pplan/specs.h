@@ -57,6 +57,9 @@ struct ModelSpec {
   /// Whether the scenario gave `dropout`; if not, the framework's default decides (json_io).
   bool dropout_given = false;
   bool learned_positions = false;  ///< learned absolute position table (GPT) vs rotary (Llama)
+  /// RoPE base θ of rotary models (Su et al. 2021, "RoFormer", §3.2.2: θ_i = base^(−2i/d));
+  /// 10000 is RoFormer's and Megatron's default. Unused with learned positions.
+  double rope_theta = 10000;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  ///< set for MLA models; then kv_heads is unused
   double nominal_params = 0;  ///< published size ("175B") used by the method's hand calculation

@@ -398,6 +398,12 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   m.dropout = dropout.value_or(gpt_style);
   m.dropout_given = dropout.has_value();
   m.learned_positions = r.optional_boolean("learned_positions").value_or(gpt_style);
+  // RoPE base: rotary models only; RoFormer's and Megatron's 10000 unless given.
+  m.rope_theta = r.optional_number("rope_theta", 0, 1e12).value_or(m.learned_positions ? 0 : 10000);
+  if (m.learned_positions && m.rope_theta > 0) {
+    throw InputError("input.inconsistent", r.child("rope_theta"),
+                     path + "/rope_theta is for rotary positions, but learned_positions is true");
+  }
   r.allow("moe");
   if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
   r.allow("mla");
@@ -707,6 +713,7 @@ ordered_json model_to_json(const ModelSpec& m) {
   j["tied_embeddings"] = m.tied_embeddings;
   j["dropout"] = m.dropout;
   j["learned_positions"] = m.learned_positions;
+  if (!m.learned_positions) j["rope_theta"] = m.rope_theta;
   if (m.moe) {
     j["moe"] = {{"experts", m.moe->experts},
                 {"top_k", m.moe->top_k},

@@ -1,6 +1,7 @@
 // Megatron-LM pretrain_gpt.py arguments, the per-node torchrun script and the SLURM batch
-// script. Flag spellings and choices: Megatron-LM's own parser at d98e8a64 (tests/data/megatron-flags.tsv);
-// constraints: Megatron-LM d98e8a64 megatron/training/arguments.py validate_args; launch idioms: §1.6, §6.
+// script. Flag spellings and choices: Megatron-LM's own parser at d98e8a64
+// (tests/data/megatron-flags.tsv); constraints: Megatron-LM d98e8a64 megatron/training/arguments.py
+// validate_args; launch idioms: §1.6, §6.
 #include <algorithm>
 #include <sstream>
 
@@ -11,9 +12,25 @@ namespace pplan::detail {
 
 namespace {
 
-/// GPT-2 BPE for GPT-style models (learned positions, ~50k vocabulary), else a
-/// HuggingFace tokenizer (Llama 3, DeepSeek), as Megatron's own example scripts do (§1.6).
-bool gpt2_tokenizer(const ModelSpec& model) { return model.learned_positions; }
+/// GPT-2 BPE has 50,257 tokens (Radford et al. 2019); Megatron pads any tokenizer's vocabulary
+/// to a multiple of --make-vocab-size-divisible-by x TP (Megatron-LM d98e8a64
+/// megatron/core/tokenizers/utils/build_tokenizer.py vocab_size_with_padding).
+constexpr int kGpt2Vocab = 50257;
+
+/// The --make-vocab-size-divisible-by that pads `tokenizer_vocab` to `priced` at `tp`
+/// (Megatron's default 128 when it does), or 0 when no divisor does.
+long long vocab_divisor(long long tokenizer_vocab, long long priced, int tp) {
+  auto padded = [&](long long d) { return (tokenizer_vocab + d * tp - 1) / (d * tp) * (d * tp); };
+  if (padded(128) == priced) return 128;
+  for (long long multiple = tp; multiple <= priced; multiple += tp) {
+    if (priced % multiple == 0 && padded(multiple / tp) == priced) return multiple / tp;
+  }
+  return 0;
+}
+
+long long priced_vocab(const ModelSpec& model, int tp) {
+  return static_cast<long long>(padded_vocab(model, tp));
+}
 
 /// Llama-style blocks: rotary positions, RMSNorm, no linear biases. The model spec records
 /// positions only, so the other two follow from them (true for every preset).
@@ -25,7 +42,23 @@ std::string moe_layer_pattern(const ModelSpec& model) {
   return "\"([0]*" + num(dense) + "+[1]*" + num(model.layers - dense) + ")\"";
 }
 
+/// The Megatron-Core release every generated script needs: core_v0.14 lacks --ckpt-format
+/// fsdp_dtensor; 0.15 and older reject TP above the number of KV heads (measured by running
+/// Megatron-LM's argument validation on the generated plans, issue 13).
+constexpr const char* kMegatronCoreNote =
+    "# Needs Megatron-Core core_v0.16 or newer (core_v0.14 lacks --ckpt-format fsdp_dtensor; 0.15 "
+    "and older\n"
+    "# reject TP above the number of KV heads); flags as Megatron-LM d98e8a64 spells them.\n";
+
 }  // namespace
+
+bool gpt2_tokenizer(const ModelSpec& model, int tp) {
+  return model.learned_positions && vocab_divisor(kGpt2Vocab, priced_vocab(model, tp), tp) > 0;
+}
+
+long long megatron_vocab_divisor(const ModelSpec& model, int tp) {
+  return gpt2_tokenizer(model, tp) ? vocab_divisor(kGpt2Vocab, priced_vocab(model, tp), tp) : 128;
+}
 
 std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& plan,
                                       const LaunchFacts& f) {
@@ -47,9 +80,9 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   m.flags.push_back({"--max-position-embeddings", num(f.seq_len), "must be >= --seq-length"});
   if (llama_style(model)) {
     m.flags.push_back({"--position-embedding-type", "rope", ""});
-    if (model.id.rfind("llama3", 0) == 0) {
-      m.flags.push_back({"--rotary-base", "500000", "Llama 3 RoPE theta (Llama Team 2024, Table 3)"});
-    }
+    // Megatron's default is 10000 (RoFormer); the model's own theta (Llama 3: 500000).
+    m.flags.push_back({"--rotary-base", num(static_cast<long long>(model.rope_theta)),
+                       "RoPE theta of the model"});
     m.flags.push_back({"--normalization", "RMSNorm", ""});
     m.flags.push_back({"--disable-bias-linear", "", "Llama-style: no linear biases"});
   } else {
@@ -62,15 +95,21 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     m.flags.push_back({"--hidden-dropout", "0.0", ""});
     m.flags.push_back({"--attention-dropout", "0.0", ""});
   }
-  m.flags.push_back({"--make-vocab-size-divisible-by", "128",
-                     "vocab " + num(model.vocab) + " padded to " +
-                         num(static_cast<long long>(padded_vocab(model, p.tp))) + " at TP " +
-                         num(p.tp)});
+  const long long priced = priced_vocab(model, p.tp);
+  if (gpt2_tokenizer(model, p.tp)) {
+    m.flags.push_back({"--make-vocab-size-divisible-by", num(megatron_vocab_divisor(model, p.tp)),
+                       "GPT-2 BPE: " + num(kGpt2Vocab) + " tokens padded to " + num(priced) +
+                           ", the vocabulary pplan prices at TP " + num(p.tp)});
+  } else {
+    m.flags.push_back({"--make-vocab-size-divisible-by", "128",
+                       "a tokenizer of " + num(model.vocab) + " tokens, padded to " + num(priced) +
+                           " at TP " + num(p.tp)});
+  }
   const std::string backend = !scenario.training.flash_attention ? "unfused"
-                              : f.architecture == "ampere"       ? "flash"
+                              : f.ampere                         ? "flash"
                                                                  : "fused";
-  m.flags.push_back({"--attention-backend", backend,
-                     backend == "fused" ? "cuDNN fused attention (TE)" : ""});
+  m.flags.push_back(
+      {"--attention-backend", backend, backend == "fused" ? "cuDNN fused attention (TE)" : ""});
   groups.push_back(m);
 
   if (f.moe) {
@@ -101,7 +140,8 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   par.flags.push_back({"--context-parallel-size", num(p.cp), ""});
   if (f.moe) {
     par.flags.push_back({"--expert-model-parallel-size", num(p.ep), ""});
-    par.flags.push_back({"--expert-tensor-parallel-size", num(p.tp), "expert TP = TP (pplan's model)"});
+    par.flags.push_back(
+        {"--expert-tensor-parallel-size", num(p.tp), "expert TP = TP (pplan's model)"});
   }
   if (p.sequence_parallel && p.tp > 1) par.flags.push_back({"--sequence-parallel", "", ""});
   if (p.pp > 1) {
@@ -116,8 +156,8 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                            "embedding = one layer on the first stage"});
     }
     if (split.loss_counted) {
-      par.flags.push_back({"--account-for-loss-in-pipeline-split", "",
-                           "loss = one layer on the last stage"});
+      par.flags.push_back(
+          {"--account-for-loss-in-pipeline-split", "", "loss = one layer on the last stage"});
     }
     if (p.vpp > 1) {
       if (explicit_split) {
@@ -125,22 +165,27 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
         par.flags.push_back({"--num-virtual-stages-per-pipeline-rank", num(p.vpp), ""});
       } else {
         const int units = split.units_per_stage > 0 ? split.units_per_stage : split.first_layers;
-        par.flags.push_back({"--num-layers-per-virtual-pipeline-stage", num(units / p.vpp),
-                             "vpp = " + num(p.vpp)});
+        par.flags.push_back(
+            {"--num-layers-per-virtual-pipeline-stage", num(units / p.vpp), "vpp = " + num(p.vpp)});
       }
     }
   }
   const bool data_parallel = 1LL * p.dp * p.cp > 1;
   if (f.megatron_fsdp) {
-    // ZeRO-2/3 in Megatron terms: Megatron-FSDP (Megatron-LM d98e8a64 arguments.py). v1 requires the
-    // distributed optimizer; needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS != 1.
+    // ZeRO-2/3 in Megatron terms: Megatron-FSDP (Megatron-LM d98e8a64 arguments.py). v1 requires
+    // the distributed optimizer; needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS
+    // != 1.
     par.flags.push_back({"--use-megatron-fsdp", "", "ZeRO-" + num(p.zero) + " = Megatron-FSDP"});
-    par.flags.push_back({"--data-parallel-sharding-strategy",
-                         p.zero == 2 ? "optim_grads" : "optim_grads_params",
-                         p.zero == 2 ? "shard optimizer + gradients" : "shard optimizer + gradients + weights"});
+    par.flags.push_back(
+        {"--data-parallel-sharding-strategy", p.zero == 2 ? "optim_grads" : "optim_grads_params",
+         p.zero == 2 ? "shard optimizer + gradients" : "shard optimizer + gradients + weights"});
     par.flags.push_back({"--use-distributed-optimizer", "", "Megatron-FSDP v1 runs on it"});
+    // As examples/megatron_fsdp/train_llama3_8b_fsdp_h100_fp8.sh; validate_args warns that fused
+    // gradient accumulation may not be supported by TE for optim_grads(_params).
+    par.flags.push_back({"--no-gradient-accumulation-fusion", "", "as Megatron-FSDP's examples"});
   } else if (p.zero == 1) {
-    par.flags.push_back({"--use-distributed-optimizer", "", "ZeRO-1: optimizer state sharded over DP*CP"});
+    par.flags.push_back(
+        {"--use-distributed-optimizer", "", "ZeRO-1: optimizer state sharded over DP*CP"});
   }
   // Only when the scenario asks for it: the step-time model then counts the overlap
   // (training.overlap_grad_reduce; Megatron's default is off).
@@ -165,13 +210,14 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   t.flags.push_back({"--bf16", "", ""});
   if (f.fp8) {
     t.flags.push_back({"--fp8-format", "hybrid", "e4m3 forward, e5m2 gradients"});
-    if (f.architecture == "blackwell") {
+    if (f.blackwell) {
       t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling"});
     } else {
       t.flags.push_back({"--fp8-recipe", "delayed", ""});
       t.flags.push_back({"--fp8-amax-history-len", "1024", "as Megatron's Llama 3 FP8 example"});
       t.flags.push_back({"--fp8-amax-compute-algo", "max", ""});
-      if (p.zero == 1) t.flags.push_back({"--fp8-param-gather", "", "all-gather weights in FP8"});
+      if (fp8_param_gather(f))
+        t.flags.push_back({"--fp8-param-gather", "", "all-gather weights in FP8"});
     }
   }
   t.flags.push_back({"--lr", "1.5e-4", "hyperparameter: typical value, tune"});
@@ -187,7 +233,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   FlagGroup d{"DATA_ARGS", {}};
   d.flags.push_back({"--data-path", "\"$DATA_PATH\"", "PLACEHOLDER (set above)"});
   d.flags.push_back({"--split", "99,1,0", ""});
-  if (gpt2_tokenizer(model)) {
+  if (gpt2_tokenizer(model, p.tp)) {
     d.flags.push_back({"--tokenizer-type", "GPT2BPETokenizer", ""});
     d.flags.push_back({"--vocab-file", "\"$VOCAB_FILE\"", "PLACEHOLDER"});
     d.flags.push_back({"--merge-file", "\"$MERGE_FILE\"", "PLACEHOLDER"});
@@ -215,13 +261,17 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
 std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& f) {
   std::ostringstream out;
   out << "# ---- PLACEHOLDERS: site-specific values, edit before running ----\n";
-  out << "MEGATRON_DIR=${MEGATRON_DIR:-/path/to/Megatron-LM}             # PLACEHOLDER: Megatron-LM checkout\n";
-  out << "DATA_PATH=${DATA_PATH:-/path/to/corpus_text_document}          # PLACEHOLDER: .bin/.idx prefix from preprocess_data.py\n";
-  if (gpt2_tokenizer(scenario.model)) {
+  out << "MEGATRON_DIR=${MEGATRON_DIR:-/path/to/Megatron-LM}             # PLACEHOLDER: "
+         "Megatron-LM checkout\n";
+  out << "DATA_PATH=${DATA_PATH:-/path/to/corpus_text_document}          # PLACEHOLDER: .bin/.idx "
+         "prefix from preprocess_data.py\n";
+  if (gpt2_tokenizer(scenario.model, f.parallel.tp)) {
     out << "VOCAB_FILE=${VOCAB_FILE:-/path/to/gpt2-vocab.json}              # PLACEHOLDER\n";
     out << "MERGE_FILE=${MERGE_FILE:-/path/to/gpt2-merges.txt}              # PLACEHOLDER\n";
   } else {
-    out << "TOKENIZER_MODEL=${TOKENIZER_MODEL:-/path/to/tokenizer}         # PLACEHOLDER: HF tokenizer id or path\n";
+    out << "TOKENIZER_MODEL=${TOKENIZER_MODEL:-/path/to/tokenizer}         # PLACEHOLDER: HF "
+           "tokenizer of "
+        << scenario.model.vocab << " tokens, id or path\n";
   }
   out << "CHECKPOINT_DIR=${CHECKPOINT_DIR:-/path/to/checkpoints}          # PLACEHOLDER\n";
   if (f.train_iters > 0) {
@@ -230,8 +280,9 @@ std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& f
   } else {
     out << "TRAIN_ITERS=${TRAIN_ITERS:-1000}  # PLACEHOLDER: no token_budget in the scenario\n";
   }
-  out << "# Smoke test without data: replace DATA_ARGS with (--mock-data --tokenizer-type NullTokenizer --vocab-size "
-      << scenario.model.vocab << ")\n";
+  out << "# Smoke test without data: replace DATA_ARGS with (--mock-data --tokenizer-type "
+         "NullTokenizer --vocab-size "
+      << priced_vocab(scenario.model, f.parallel.tp) << ")\n";
   return out.str();
 }
 
@@ -239,14 +290,17 @@ std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& f
 std::string zero_note(const LaunchFacts& f) {
   if (!f.megatron_fsdp) return "";
   const ParallelConfig& p = f.parallel;
-  std::string note =
-      "# ZeRO-" + num(p.zero) + ": Megatron-LM has no ZeRO-2/3 switch; the equivalent is Megatron-FSDP "
-      "(--use-megatron-fsdp, --data-parallel-sharding-strategy " +
-      std::string(p.zero == 2 ? "optim_grads" : "optim_grads_params") +
-      "), which needs --ckpt-format fsdp_dtensor\n"
-      "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; Megatron-LM d98e8a64 arguments.py, §1.3.12).\n";
-  if ((p.tp > 1 || p.cp > 1) && f.architecture != "blackwell") {
-    note += "# With TP/CP before Blackwell Megatron only warns: TP overlap prefers 1, FSDP prefers more queues.\n";
+  std::string note = "# ZeRO-" + num(p.zero) +
+                     ": Megatron-LM has no ZeRO-2/3 switch; the equivalent is Megatron-FSDP "
+                     "(--use-megatron-fsdp, --data-parallel-sharding-strategy " +
+                     std::string(p.zero == 2 ? "optim_grads" : "optim_grads_params") +
+                     "), which needs --ckpt-format fsdp_dtensor\n"
+                     "# and CUDA_DEVICE_MAX_CONNECTIONS != 1 (Megatron asserts both; Megatron-LM "
+                     "d98e8a64 arguments.py, §1.3.12).\n";
+  if ((p.tp > 1 || p.cp > 1) && !f.blackwell) {
+    note +=
+        "# With TP/CP before Blackwell Megatron only warns: TP overlap prefers 1, FSDP prefers "
+        "more queues.\n";
   }
   return note;
 }
@@ -256,6 +310,7 @@ std::string megatron_script(const Scenario& scenario, const Estimate& plan, cons
   std::ostringstream out;
   out << "#!/bin/bash\n";
   out << plan_header(scenario, plan, f, "Megatron-LM pretrain_gpt.py launch");
+  out << kMegatronCoreNote;
   if (f.nodes > 1) {
     out << "# Run this script once on every node with NODE_RANK = 0.." << (f.nodes - 1)
         << " (static rendezvous, as Megatron's examples do);\n";
@@ -266,11 +321,12 @@ std::string megatron_script(const Scenario& scenario, const Estimate& plan, cons
   out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);
-  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # node 0's address (PLACEHOLDER on multi-node runs)\n";
+  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # node 0's address (PLACEHOLDER on multi-node "
+         "runs)\n";
   out << "MASTER_PORT=${MASTER_PORT:-29500}\n";
   out << "NODE_RANK=${NODE_RANK:-0}\n\n";
   out << "# ---- environment (--format env explains each line) ----\n";
-  out << environment_block(scenario, f) << "\n";
+  out << environment_block(f) << "\n";
   out << "DISTRIBUTED_ARGS=(\n";
   out << "    --nproc_per_node " << f.nproc_per_node << "\n";
   out << "    --nnodes " << f.nodes << "\n";
@@ -288,7 +344,7 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
   const std::vector<FlagGroup> groups = megatron_flags(scenario, plan, f);
   std::ostringstream out;
   out << "#!/bin/bash\n";
-  out << "#SBATCH --job-name=pplan-" << scenario.model.id << "\n";
+  out << "#SBATCH --job-name=pplan-" << safe_id(scenario.model.id) << "\n";
   out << "#SBATCH --nodes=" << f.nodes << "\n";
   out << "#SBATCH --ntasks-per-node=1\n";
   out << "#SBATCH --gpus-per-node=" << f.nproc_per_node << "\n";
@@ -299,36 +355,50 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
   out << "#SBATCH --account=PLACEHOLDER_ACCOUNT\n";
   out << "#SBATCH --partition=PLACEHOLDER_PARTITION\n";
   out << plan_header(scenario, plan, f, "SLURM batch script for Megatron-LM");
+  out << kMegatronCoreNote;
   out << "# Pattern A (default): one SLURM task per node, each running torchrun for its "
       << f.nproc_per_node << " GPUs (c10d rendezvous).\n";
   out << "# Pattern B (one task per GPU, no torchrun) is at the end of this file.\n";
-  out << "# PLACEHOLDERS in the header: --account, --partition, --time, --cpus-per-task (cores per node).\n";
+  out << "# PLACEHOLDERS in the header: --account, --partition, --time, --cpus-per-task (cores per "
+         "node).\n";
   out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);
-  out << "# PLACEHOLDER (pyxis/enroot sites): container image and mounts for srun, or leave empty.\n";
-  out << "SRUN_CONTAINER_ARGS=()  # e.g. (--container-image=nvcr.io/nvidia/pytorch:YY.MM-py3 --container-mounts=/data:/data)\n\n";
+  out << "# PLACEHOLDER (pyxis/enroot sites): container image and mounts for srun, or leave "
+         "empty.\n";
+  out << "SRUN_CONTAINER_ARGS=()  # e.g. (--container-image=nvcr.io/nvidia/pytorch:YY.MM-py3 "
+         "--container-mounts=/data:/data)\n";
+  // SchedMD/slurm d848512f (22.05): srun stopped reading SLURM_CPUS_PER_TASK and reads
+  // SRUN_CPUS_PER_TASK instead (until 9807bafa, 23.02.5); harmless on other versions.
+  out << "# Slurm 22.05 to 23.02.4: srun no longer inherits --cpus-per-task, so the torchrun "
+         "workers would share one core.\n";
+  out << "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n\n";
   out << "# Rendezvous on the first node of the allocation.\n";
   out << "head_node=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
-  out << "export MASTER_ADDR=$(srun --nodes=1 --ntasks=1 -w \"$head_node\" hostname --ip-address | awk '{print $1}')\n";
+  out << "export MASTER_ADDR=$(srun --nodes=1 --ntasks=1 -w \"$head_node\" hostname --ip-address | "
+         "awk '{print $1}')\n";
   out << "export MASTER_PORT=29500\n\n";
   out << "# ---- environment (--format env explains each line) ----\n";
-  out << environment_block(scenario, f) << "\n";
+  out << environment_block(f) << "\n";
   out << render_flag_arrays(groups) << "\n";
-  out << "srun --kill-on-bad-exit=1 \"${SRUN_CONTAINER_ARGS[@]}\" \\\n";
+  out << "srun --kill-on-bad-exit=1 " << maybe_empty_array("SRUN_CONTAINER_ARGS") << " \\\n";
   out << "    torchrun --nnodes " << f.nodes << " --nproc_per_node " << f.nproc_per_node
-      << " --rdzv_id \"$SLURM_JOB_ID\" --rdzv_backend c10d --rdzv_endpoint \"$MASTER_ADDR:$MASTER_PORT\" \\\n";
+      << " --rdzv_id \"$SLURM_JOB_ID\" --rdzv_backend c10d --rdzv_endpoint "
+         "\"$MASTER_ADDR:$MASTER_PORT\" \\\n";
   out << "    \"$MEGATRON_DIR/pretrain_gpt.py\" \\\n";
   out << array_references(groups, "    ");
   out << "\n# ---- Pattern B (alternative): one SLURM task per GPU, no torchrun ----\n";
   out << "# In the header use --ntasks-per-node=" << f.nproc_per_node
       << " and drop --cpus-per-task, then replace the srun above with:\n";
-  out << "# srun --mpi=pmix --kill-on-bad-exit=1 \"${SRUN_CONTAINER_ARGS[@]}\" bash -c \\\n";
-  out << "#     'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; exec python \"$0\" \"$@\"' \\\n";
+  out << "# srun --mpi=pmix --kill-on-bad-exit=1 " << maybe_empty_array("SRUN_CONTAINER_ARGS")
+      << " bash -c \\\n";
+  out << "#     'export RANK=$SLURM_PROCID WORLD_SIZE=$SLURM_NTASKS LOCAL_RANK=$SLURM_LOCALID; "
+         "exec python \"$0\" \"$@\"' \\\n";
   out << "#     \"$MEGATRON_DIR/pretrain_gpt.py\" \\\n";
   std::string refs = array_references(groups, "#     ");
   out << refs;
-  out << "# (pyxis with a PyTorch image exports RANK/WORLD_SIZE/LOCAL_RANK itself: enroot hook 50-slurm-pytorch.sh.)\n";
+  out << "# (pyxis with a PyTorch image exports RANK/WORLD_SIZE/LOCAL_RANK itself: enroot hook "
+         "50-slurm-pytorch.sh.)\n";
   return out.str();
 }
 

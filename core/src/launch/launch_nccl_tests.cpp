@@ -20,11 +20,16 @@ enum class Collective { kAllReduce, kAllGather, kReduceScatter, kAllToAll, kSend
 
 const char* binary(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "all_reduce_perf";
-    case Collective::kAllGather: return "all_gather_perf";
-    case Collective::kReduceScatter: return "reduce_scatter_perf";
-    case Collective::kAllToAll: return "alltoall_perf";
-    case Collective::kSendRecv: return "sendrecv_perf";
+    case Collective::kAllReduce:
+      return "all_reduce_perf";
+    case Collective::kAllGather:
+      return "all_gather_perf";
+    case Collective::kReduceScatter:
+      return "reduce_scatter_perf";
+    case Collective::kAllToAll:
+      return "alltoall_perf";
+    case Collective::kSendRecv:
+      return "sendrecv_perf";
   }
   return "";
 }
@@ -33,27 +38,30 @@ const char* binary(Collective c) {
 double busbw_factor(Collective c, int n) {
   if (n <= 1) return 1.0;
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (n - 1) / n;
+    case Collective::kAllReduce:
+      return 2.0 * (n - 1) / n;
     case Collective::kAllGather:
     case Collective::kReduceScatter:
-    case Collective::kAllToAll: return double(n - 1) / n;
-    case Collective::kSendRecv: return 1.0;
+    case Collective::kAllToAll:
+      return double(n - 1) / n;
+    case Collective::kSendRecv:
+      return 1.0;
   }
   return 1.0;
 }
 
 /// One benchmark: which collective, over which ranks, at what size, and pplan's modelled time.
 struct Benchmark {
-  std::string title;      ///< what the plan uses it for
-  std::string derivation; ///< how the size follows from the plan
+  std::string title;       ///< what the plan uses it for
+  std::string derivation;  ///< how the size follows from the plan
   Collective collective = Collective::kAllReduce;
-  std::string datatype;   ///< nccl-tests -d
-  double bytes = 0;       ///< nccl-tests -b/-e (total buffer for gather/scatter/alltoall)
-  int group_size = 1;     ///< ranks in one group
-  long long ranks = 1;    ///< ranks the command runs on
-  std::string split;      ///< NCCL_TESTS_SPLIT, empty when the command is one group
+  std::string datatype;     ///< nccl-tests -d
+  double bytes = 0;         ///< nccl-tests -b/-e (total buffer for gather/scatter/alltoall)
+  int group_size = 1;       ///< ranks in one group
+  long long ranks = 1;      ///< ranks the command runs on
+  std::string split;        ///< NCCL_TESTS_SPLIT, empty when the command is one group
   double model_time_s = 0;  ///< pplan's time for this collective at this size
-  std::string link;       ///< which link pplan prices it on
+  std::string link;         ///< which link pplan prices it on
 };
 
 std::string gb(double bytes) { return format_fixed(bytes / units::kBytesPerGB, 3); }
@@ -72,10 +80,11 @@ std::string render(const Benchmark& b, const LaunchFacts& f) {
   const double algbw = b.model_time_s > 0 ? b.bytes / b.model_time_s : 0;
   const double busbw = algbw * busbw_factor(b.collective, b.group_size);
   out << "# " << b.title << "\n";
-  out << "#   size: " << b.derivation << " = " << size << " bytes (" << gb(static_cast<double>(size)) << " GB)\n";
+  out << "#   size: " << b.derivation << " = " << size << " bytes ("
+      << gb(static_cast<double>(size)) << " GB)\n";
   out << "#   groups of " << b.group_size << " ranks"
-      << (b.split.empty() ? "" : ", run side by side as in training (NCCL_TESTS_SPLIT)") << "; priced on "
-      << b.link << "\n";
+      << (b.split.empty() ? "" : ", run side by side as in training (NCCL_TESTS_SPLIT)")
+      << "; priced on " << b.link << "\n";
   out << "#   pplan assumes: busbw " << format_fixed(busbw / units::kBytesPerSecPerGBps, 1)
       << " GB/s (algbw " << format_fixed(algbw / units::kBytesPerSecPerGBps, 1) << " GB/s, "
       << format_fixed(b.model_time_s * 1e3, 3) << " ms per call)\n";
@@ -104,7 +113,8 @@ Benchmark over(const GroupPlacement& placement, long long span, const LaunchFact
 }
 
 /// nccl-tests allocates the whole buffer (twice for all-reduce): sizes above this are measured
-/// at this size; busbw is flat well below it (nccl-tests doc/PERFORMANCE.md: >= 1-8 GB for peak numbers).
+/// at this size; busbw is flat well below it (nccl-tests doc/PERFORMANCE.md: >= 1-8 GB for peak
+/// numbers).
 constexpr double kMaxBenchmarkBytes = 8e9;
 
 /// Caps `b.bytes` and says so in the derivation.
@@ -123,7 +133,8 @@ std::string link_name(const GroupPlacement& g) {
 
 }  // namespace
 
-std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
+                              const LaunchFacts& f) {
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
@@ -135,8 +146,9 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
   if (p.tp > 1) {
     const GroupPlacement g = place_group(p, gpn, Axis::kTp);
     const double bytes = messages.tp_bytes;
-    const std::string derivation = "micro_batch " + num(p.micro_batch) + " x seq " + num(f.seq_len) +
-                                   "/cp " + num(p.cp) + " x hidden " + num(model.hidden) + " x 2 bytes";
+    const std::string derivation = "micro_batch " + num(p.micro_batch) + " x seq " +
+                                   num(f.seq_len) + "/cp " + num(p.cp) + " x hidden " +
+                                   num(model.hidden) + " x 2 bytes";
     const long long span = g.size;
     if (p.sequence_parallel) {
       for (Collective c : {Collective::kAllGather, Collective::kReduceScatter}) {
@@ -185,7 +197,8 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     const GroupPlacement g = place_group(p, gpn, Axis::kEp);
     const double bytes = messages.ep_bytes;
     Benchmark b = over(g, 1LL * p.tp * p.ep, f);
-    b.title = "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
+    b.title =
+        "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
     b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x top_k " +
                    num(model.moe->top_k) + " x hidden " + num(model.hidden) + "/tp " + num(p.tp) +
                    " x 2 bytes";
@@ -205,23 +218,28 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     b.group_size = 2;
     b.ranks = 2LL * g.stride;
     if (g.stride > 1) b.split = "MOD " + num(g.stride);
-    b.title = "PP: send/recv of one micro-batch's activations across a stage boundary (each way, every micro-batch)";
+    b.title =
+        "PP: send/recv of one micro-batch's activations across a stage boundary (each way, every "
+        "micro-batch)";
     b.derivation = "micro_batch " + num(p.micro_batch) + " x seq " + num(f.seq_len) + "/cp " +
                    num(p.cp) + " x hidden " + num(model.hidden) + "/tp " + num(p.tp) + " x 2 bytes";
     b.collective = Collective::kSendRecv;
     b.datatype = "bfloat16";
     b.bytes = bytes;
     b.model_time_s = send_recv_s(bytes, g.crosses_nodes(), gpu);
-    b.link = g.crosses_nodes() ? "the network (stages on different nodes)" : "NVLink (stages share a node)";
+    b.link = g.crosses_nodes() ? "the network (stages on different nodes)"
+                               : "NVLink (stages share a node)";
     benches.push_back(b);
   }
 
   if (1LL * p.dp * p.cp > 1) {
-    const StageParams params = stage_params_per_gpu(scenario, p, plan.split, plan.memory.peak_stage);
+    const StageParams params =
+        stage_params_per_gpu(scenario, p, plan.split, plan.memory.peak_stage);
     const GroupPlacement g = place_dp_cp_group(p, gpn);
     const long long span = 1LL * p.tp * p.cp * p.dp;  // one pipeline stage
     const std::string grads = num(static_cast<long long>(params.dense)) +
-                              " dense parameters per GPU (stage " + num(plan.memory.peak_stage) + ")";
+                              " dense parameters per GPU (stage " + num(plan.memory.peak_stage) +
+                              ")";
     if (p.zero == 0) {
       Benchmark b = over(g, span, f);
       b.title = "DP: gradient all-reduce over dp x cp, once per step (fp32 gradients)";
@@ -234,23 +252,47 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
       b.link = link_name(g);
       benches.push_back(b);
     } else {
+      // Megatron-FSDP (ZeRO-3) gathers and reduce-scatters one transformer layer at a time
+      // (Megatron-LM d98e8a64 docs/user-guide/features/megatron_fsdp.md: weights un-sharded per
+      // FSDP unit); ZeRO-1/2 move the whole stage once per step.
+      const bool per_layer = p.zero >= 3;
+      const int stage_layers =
+          std::max(1, plan.split.layers_on_stage(plan.memory.peak_stage, p.pp));
+      const double layer_params = (params.dense - params.embedding_and_head) / stage_layers;
+      const double moved = per_layer ? layer_params : params.dense;
+      const std::string what =
+          per_layer ? "(" + num(static_cast<long long>(params.dense)) + " dense - " +
+                          num(static_cast<long long>(params.embedding_and_head)) +
+                          " embedding/head parameters) / " + num(stage_layers) +
+                          " layers of stage " + num(plan.memory.peak_stage) + " = one layer's " +
+                          num(static_cast<long long>(layer_params))
+                    : grads;
       Benchmark rs = over(g, span, f);
-      rs.title = "DP (ZeRO-" + num(p.zero) + "): gradient reduce-scatter over dp x cp (fp32 gradients)";
-      rs.derivation = grads + " x 4 bytes";
+      rs.title = "DP (ZeRO-" + num(p.zero) +
+                 "): gradient reduce-scatter over dp x cp (fp32 gradients" +
+                 std::string(per_layer ? ", one layer at a time, every micro-batch)" : ")");
+      rs.derivation = what + " x 4 bytes";
       rs.collective = Collective::kReduceScatter;
       rs.datatype = "float";
-      rs.bytes = params.dense * 4.0;
+      rs.bytes = moved * 4.0;
       cap_size(rs);
       rs.model_time_s = reduce_scatter_s(rs.bytes, g, gpu);
       rs.link = link_name(g);
       benches.push_back(rs);
+      // --fp8-param-gather keeps the weights in FP8: the gather moves one byte per weight (as
+      // uint8: a gather does no arithmetic, and nccl-tests' f8e4m3 needs NCCL >= 2.24).
+      const bool fp8_gather = fp8_param_gather(f);
       Benchmark ag = over(g, span, f);
-      ag.title = "DP (ZeRO-" + num(p.zero) + "): bf16 weight all-gather over dp x cp" +
-                 std::string(p.zero >= 3 ? " (every micro-batch, forward and backward)" : " (after the optimizer step)");
-      ag.derivation = grads + " x 2 bytes";
+      ag.title =
+          "DP (ZeRO-" + num(p.zero) + "): " + std::string(fp8_gather ? "FP8" : "bf16") +
+          " weight all-gather over dp x cp" +
+          std::string(per_layer ? " (one layer at a time, every micro-batch, forward and backward)"
+                                : " (after the optimizer step)") +
+          (fp8_gather ? "; --fp8-param-gather" : "");
+      ag.derivation = what + (fp8_gather ? " x 1 byte (FP8)" : " x 2 bytes");
       ag.collective = Collective::kAllGather;
-      ag.datatype = "bfloat16";
-      ag.bytes = params.dense * 2.0;
+      ag.datatype = fp8_gather ? "uint8" : "bfloat16";
+      ag.bytes = moved * (fp8_gather ? 1.0 : 2.0);
       cap_size(ag);
       ag.model_time_s = reduce_scatter_s(ag.bytes, g, gpu);
       ag.link = link_name(g);
@@ -259,14 +301,17 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
     if (params.expert > 0 && f.expert_dp > 1) {
       const GroupPlacement eg = place_ranks(p.tp * p.ep, f.expert_dp, gpn);
       Benchmark b = over(eg, span, f);
-      b.title = "Expert DP: gradient " + std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
+      b.title = "Expert DP: gradient " +
+                std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
                 " of the experts over expert-dp = dp*cp/ep";
-      b.derivation = num(static_cast<long long>(params.expert)) + " expert parameters per GPU x 4 bytes";
+      b.derivation =
+          num(static_cast<long long>(params.expert)) + " expert parameters per GPU x 4 bytes";
       b.collective = p.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;
       b.datatype = "float";
       b.bytes = params.expert * 4.0;
       cap_size(b);
-      b.model_time_s = p.zero == 0 ? all_reduce_s(b.bytes, eg, gpu) : reduce_scatter_s(b.bytes, eg, gpu);
+      b.model_time_s =
+          p.zero == 0 ? all_reduce_s(b.bytes, eg, gpu) : reduce_scatter_s(b.bytes, eg, gpu);
       b.link = link_name(eg);
       benches.push_back(b);
     }
@@ -277,11 +322,14 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan, co
   out << plan_header(scenario, plan, f, "nccl-tests for the collectives this plan relies on");
   out << "# Build nccl-tests with MPI (make MPI=1) and run these inside an allocation (salloc -N "
       << f.nodes << ").\n";
-  out << "# One task per GPU (-g 1); compare the busbw column with \"pplan assumes\". pplan prices\n";
+  out << "# One task per GPU (-g 1); compare the busbw column with \"pplan assumes\". pplan "
+         "prices\n";
   out << "# NVLink at " << format_fixed(nvlink(gpu).bytes_per_s / units::kBytesPerSecPerGBps, 1)
-      << " GB/s and the network at " << format_fixed(network(gpu).bytes_per_s / units::kBytesPerSecPerGBps, 1)
+      << " GB/s and the network at "
+      << format_fixed(network(gpu).bytes_per_s / units::kBytesPerSecPerGBps, 1)
       << " GB/s per GPU (achievable, each direction), plus per-step latency.\n";
-  out << "# On 2 nodes add NCCL_ALGO=RING to measure the network itself (tree algorithms inflate busbw).\n";
+  out << "# On 2 nodes add NCCL_ALGO=RING to measure the network itself (tree algorithms inflate "
+         "busbw).\n";
   out << "set -euo pipefail\n";
   out << "NCCL_TESTS=${NCCL_TESTS:-/path/to/nccl-tests/build}  # PLACEHOLDER\n\n";
   if (benches.empty()) {

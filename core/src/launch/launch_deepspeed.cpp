@@ -1,0 +1,115 @@
+// DeepSpeed JSON config with Megatron-DeepSpeed flags. Keys: DeepSpeed edaa7221
+// deepspeed/runtime/config.py, constants.py, zero/config.py; flags: Megatron-DeepSpeed
+// 4efb479d megatron/arguments.py. What DeepSpeed cannot run as priced is refused in
+// framework_rules.cpp.
+#include <sstream>
+
+#include "detail_launch.h"
+
+namespace pplan::detail {
+
+std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+  const ParallelConfig& p = f.parallel;
+  const ModelSpec& model = scenario.model;
+  std::ostringstream out;
+  out << "#!/bin/bash\n";
+  out << plan_header(scenario, plan, f, "DeepSpeed config + Megatron-DeepSpeed launch");
+  out << "# Run on every node with NODE_RANK = 0.." << (f.nodes - 1) << ".\n";
+  out << "set -euo pipefail\n";
+  out << "MDS_DIR=${MDS_DIR:-/path/to/Megatron-DeepSpeed}      # PLACEHOLDER\n";
+  out << "DATA_PATH=${DATA_PATH:-/path/to/corpus_text_document}  # PLACEHOLDER\n";
+  out << "TOKENIZER_MODEL=${TOKENIZER_MODEL:-/path/to/tokenizer}  # PLACEHOLDER\n";
+  out << "MASTER_ADDR=${MASTER_ADDR:-localhost}  # PLACEHOLDER on multi-node runs: node 0's "
+         "address\n";
+  out << "MASTER_PORT=${MASTER_PORT:-29500}\n";
+  out << "NODE_RANK=${NODE_RANK:-0}\n";
+  out << "# Hyperparameters (--lr etc.) are typical values: tune them.\n";
+  out << "TRAIN_ITERS="
+      << (f.train_iters > 0 ? num(f.train_iters) : "${TRAIN_ITERS:-1000}  # PLACEHOLDER") << "\n\n";
+  out << "# train_batch_size = micro-batch x gradient_accumulation_steps x DP (DeepSpeed asserts "
+         "it);\n";
+  out << "# with a pipeline, gradient_accumulation_steps is the number of micro-batches per "
+         "step.\n";
+  out << "# Gradients reduce in fp32 as priced: communication_data_type defaults to bf16 with bf16 "
+         "on,\n";
+  out << "# and ZeRO-1/2 accumulate in the model dtype unless data_types.grad_accum_dtype says "
+         "fp32\n";
+  out << "# (engine.py get_data_types; with ZeRO-0 that mix is unsupported, so it is left out).\n";
+  out << "cat > ds_config.json <<'PPLAN_EOF'\n";
+  out << "{\n";
+  out << "  \"train_batch_size\": " << f.global_batch << ",\n";
+  out << "  \"train_micro_batch_size_per_gpu\": " << p.micro_batch << ",\n";
+  out << "  \"gradient_accumulation_steps\": " << f.microbatches << ",\n";
+  out << "  \"gradient_clipping\": 1.0,\n";
+  out << "  \"steps_per_print\": 10,\n";
+  out << "  \"bf16\": { \"enabled\": true },\n";
+  out << "  \"communication_data_type\": \"fp32\",\n";
+  if (p.zero == 1 || p.zero == 2) out << "  \"data_types\": { \"grad_accum_dtype\": \"fp32\" },\n";
+  out << "  \"zero_optimization\": {\n";
+  out << "    \"stage\": " << p.zero << ",\n";
+  out << "    \"overlap_comm\": " << (scenario.training.overlap_grad_reduce ? "true" : "false")
+      << ",\n";
+  out << "    \"contiguous_gradients\": true,\n";
+  out << "    \"reduce_scatter\": true\n";
+  out << "  },\n";
+  out << "  \"wall_clock_breakdown\": false\n";
+  out << "}\n";
+  out << "PPLAN_EOF\n\n";
+  out << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron's async TP communication relies on "
+         "in-order kernels\n";
+  out << "torchrun --nproc_per_node " << f.nproc_per_node << " --nnodes " << f.nodes
+      << " --node_rank \"$NODE_RANK\" --master_addr \"$MASTER_ADDR\" --master_port "
+         "\"$MASTER_PORT\" \\\n";
+  out << "    \"$MDS_DIR/pretrain_gpt.py\" \\\n";
+  auto line = [&out](const std::string& text) { out << "    " << text << " \\\n"; };
+  line("--tensor-model-parallel-size " + num(p.tp));
+  line("--pipeline-model-parallel-size " + num(p.pp));
+  if (p.sequence_parallel && p.tp > 1) line("--sequence-parallel");
+  line("--num-layers " + num(model.layers));
+  line("--hidden-size " + num(model.hidden));
+  line("--ffn-hidden-size " + num(model.ffn_hidden));
+  line("--num-attention-heads " + num(model.heads));
+  if (model.kv_heads < model.heads) line("--num-key-value-heads " + num(model.kv_heads));
+  line("--seq-length " + num(f.seq_len));
+  line("--max-position-embeddings " + num(f.seq_len));
+  if (!model.learned_positions) {
+    line("--use-rotary-position-embeddings");
+    line("--rotary-position-embeddings-theta " + num(static_cast<long long>(model.rope_theta)));
+    line("--normalization rmsnorm");
+    line("--disable-bias-linear");
+  }
+  if (model.activation == Activation::kSwiglu) line("--swiglu");
+  if (!model.tied_embeddings) line("--untie-embeddings-and-output-weights");
+  if (!model.dropout) line("--hidden-dropout 0 --attention-dropout 0");
+  line("--no-query-key-layer-scaling");
+  // The attention pplan prices: flash attention unless the scenario turns it off.
+  if (scenario.training.flash_attention) line("--use-flash-attn-v2");
+  line("--make-vocab-size-divisible-by " + num(megatron_vocab_divisor(model, p.tp)));
+  line("--micro-batch-size " + num(p.micro_batch));
+  line("--global-batch-size " + num(f.global_batch));
+  line("--train-iters \"$TRAIN_ITERS\"");
+  if (p.recompute == Recompute::kSelective) line("--recompute-granularity selective");
+  if (p.recompute == Recompute::kFull) {
+    line("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    // The pipeline engine checkpoints with deepspeed.checkpointing, which this flag sets up
+    // (megatron/initialize.py; megatron/model/gpt_model.py activation_checkpoint_interval).
+    if (p.pp > 1) line("--deepspeed-activation-checkpointing");
+  }
+  line("--bf16");
+  line("--lr 1.5e-4 --min-lr 1.5e-5 --lr-decay-style cosine --lr-warmup-fraction 0.01");
+  line("--weight-decay 0.1 --clip-grad 1.0 --adam-beta1 0.9 --adam-beta2 0.95");
+  line("--data-path \"$DATA_PATH\" --data-impl mmap --split 99,1,0");
+  if (gpt2_tokenizer(model, p.tp)) {
+    line(
+        "--tokenizer-type GPT2BPETokenizer --vocab-file \"$TOKENIZER_MODEL/vocab.json\" "
+        "--merge-file \"$TOKENIZER_MODEL/merges.txt\"");
+  } else {
+    line("--tokenizer-type HFTokenizer --tokenizer-model \"$TOKENIZER_MODEL\"");
+  }
+  line("--log-interval 10 --eval-interval 1000 --eval-iters 10");
+  if (p.pp == 1) line("--no-pipeline-parallel");
+  out << "    --deepspeed --deepspeed_config ds_config.json --zero-stage " << p.zero << "\n";
+  return out.str();
+}
+
+}  // namespace pplan::detail

@@ -1,0 +1,214 @@
+// NeMo 2.0 recipe overrides with a NeMo-Run SLURM executor. Recipes and their defaults: NeMo
+// 8cfedd72 nemo/collections/llm/recipes/*.py; model configs: nemo/collections/llm/gpt/model/;
+// strategy: nemo/lightning/pytorch/strategies/megatron_strategy.py; executor: NeMo-Run
+// 0c491271 nemo_run/core/execution/slurm.py. Every plan-relevant value of the recipe is set
+// explicitly, so what runs is the priced plan whatever the recipe's own defaults are.
+#include <sstream>
+#include <string_view>
+
+#include "detail_launch.h"
+#include "pplan/model/architecture.h"
+
+namespace pplan::detail {
+
+namespace {
+
+const char* py_bool(bool value) { return value ? "True" : "False"; }
+
+std::string py_int_or_none(bool has, long long value) { return has ? num(value) : "None"; }
+
+/// NeMo's precision plugin (recipes/precision/mixed_precision.py): delayed-scaling FP8 before
+/// Blackwell, MXFP8 on Blackwell.
+const char* nemo_precision(const LaunchFacts& f) {
+  if (!f.fp8) return "bf16_mixed";
+  return f.blackwell ? "bf16_with_mxfp8_mixed" : "bf16_with_fp8_mixed";
+}
+
+bool explicit_uneven(const StageSplit& split) {
+  return split.uneven && !split.embedding_counted && !split.loss_counted;
+}
+
+}  // namespace
+
+std::string nemo_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
+  const ParallelConfig& p = f.parallel;
+  const ModelSpec& model = scenario.model;
+  const NemoRecipe recipe = nemo_recipe(model);
+  const std::string recipe_name = recipe.name;
+  const bool deepseek = recipe.exact && recipe_name == "deepseek_v3";
+  std::ostringstream out;
+  auto set = [&out](std::string_view key, std::string_view value, std::string_view why = {}) {
+    out << "recipe." << key << " = " << value;
+    if (!why.empty()) out << "  # " << why;
+    out << "\n";
+  };
+  out << plan_header(scenario, plan, f,
+                     "NeMo 2.0 recipe overrides (nemo.collections.llm + NeMo-Run)");
+  out << "# Save as pplan_nemo.py and run `python pplan_nemo.py` on a login node (NeMo-Run submits "
+         "it).\n";
+  out << "# For NeMo 8cfedd72 recipes and NeMo-Run 0c491271. Every plan value of the recipe is set "
+         "below: its\n";
+  out << "# own parallelism, callbacks and optimizer settings would run another plan. There is no "
+         "`nemo llm\n";
+  out << "# pretrain` one-liner: NeMo-Run's CLI cannot set the precision plugin and the "
+         "callbacks.\n";
+  out << "import nemo_run as run\n";
+  out << "import torch\n";
+  if (!recipe.exact) out << "import torch.nn.functional as F\n";
+  out << "from nemo.collections import llm\n";
+  out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
+      << "\n";
+  if (deepseek) out << "from nemo.utils.exp_manager import TimingCallback\n";
+  out << "\n";
+  out << "recipe = llm." << recipe_name << ".pretrain_recipe(\n";
+  out << "    name=\"pplan\", dir=\"/path/to/checkpoints\",  # PLACEHOLDER\n";
+  out << "    num_nodes=" << f.nodes << ", num_gpus_per_node=" << f.nproc_per_node
+      << (deepseek ? ", use_mtp=False" : "") << ")\n";
+  if (deepseek) {
+    out << "# The DeepSeek recipe adds multi-token prediction, the DeepEP dispatcher callback, "
+           "bf16 optimizer\n";
+    out << "# moments and its own recompute modules, none of which pplan prices: all undone "
+           "below.\n";
+  }
+
+  // The model.
+  if (!recipe.exact) {
+    out << "# " << comment_text(model.name) << " is not one of NeMo's recipes: " << recipe_name
+        << "'s, with the architecture overridden.\n";
+    const bool llama = !model.learned_positions;
+    set("model.config.num_layers", num(model.layers));
+    set("model.config.hidden_size", num(model.hidden));
+    set("model.config.ffn_hidden_size", num(model.ffn_hidden));
+    set("model.config.num_attention_heads", num(model.heads));
+    set("model.config.num_query_groups", num(model.kv_heads));
+    set("model.config.position_embedding_type", llama ? "\"rope\"" : "\"learned_absolute\"");
+    set("model.config.normalization", llama ? "\"RMSNorm\"" : "\"LayerNorm\"");
+    set("model.config.add_bias_linear", py_bool(!llama));
+    const bool swiglu = model.activation == Activation::kSwiglu;
+    set("model.config.gated_linear_unit", py_bool(swiglu));
+    set("model.config.activation_func", swiglu ? "F.silu" : "F.gelu");
+    set("model.config.share_embeddings_and_output_weights", py_bool(model.tied_embeddings));
+  }
+  set("model.config.seq_length", num(f.seq_len));
+  // MockDataModule's GPT-2 tokenizer would otherwise set the vocabulary (gpt/model/base.py);
+  // a preset vocab_size is used as is, without padding.
+  set("model.config.vocab_size", num(static_cast<long long>(padded_vocab(model, p.tp))),
+      "the padded vocabulary pplan prices");
+  set("model.config.hidden_dropout", model.dropout ? "0.1" : "0.0");
+  set("model.config.attention_dropout", model.dropout ? "0.1" : "0.0");
+  if (!model.learned_positions)
+    set("model.config.rotary_base", num(static_cast<long long>(model.rope_theta)));
+  if (deepseek) set("model.config.mtp_num_layers", "None", "no multi-token prediction");
+  if (f.moe) {
+    const MoeSpec& moe = *model.moe;
+    if (!recipe.exact) {
+      set("model.config.num_moe_experts", num(moe.experts));
+      set("model.config.moe_router_topk", num(moe.top_k));
+      set("model.config.moe_ffn_hidden_size", num(moe.expert_ffn_hidden));
+      set("model.config.moe_shared_expert_intermediate_size",
+          moe.shared_experts > 0 ? num(1LL * moe.shared_experts * moe.expert_ffn_hidden) : "None");
+      set("model.config.moe_layer_freq", moe.dense_layers > 0
+                                             ? "[0] * " + num(moe.dense_layers) + " + [1] * " +
+                                                   num(model.layers - moe.dense_layers)
+                                             : "1");
+      set("model.config.moe_router_load_balancing_type", "\"aux_loss\"", "hyperparameter");
+      set("model.config.moe_aux_loss_coeff", "1e-2", "hyperparameter");
+    }
+    set("model.config.moe_grouped_gemm", "True");
+    set("model.config.moe_token_dispatcher_type", "\"alltoall\"", "the all-to-all pplan prices");
+  }
+  if (p.recompute == Recompute::kSelective) {
+    set("model.config.recompute_granularity", "\"selective\"", "attention core recomputed");
+    set("model.config.recompute_method", "None");
+    set("model.config.recompute_num_layers", "None");
+    set("model.config.recompute_modules", "[\"core_attn\"]");
+  } else if (p.recompute == Recompute::kFull) {
+    set("model.config.recompute_granularity", "\"full\"");
+    set("model.config.recompute_method", "\"uniform\"");
+    set("model.config.recompute_num_layers", "1");
+    set("model.config.recompute_modules", "None");
+  } else {
+    set("model.config.recompute_granularity", "None");
+    set("model.config.recompute_method", "None");
+    set("model.config.recompute_num_layers", "None");
+    set("model.config.recompute_modules", "None");
+  }
+
+  // Data and steps.
+  set("data.seq_length", num(f.seq_len));
+  set("data.global_batch_size", num(f.global_batch));
+  set("data.micro_batch_size", num(p.micro_batch), num(f.microbatches) + " micro-batches per step");
+  set("trainer.max_steps", f.train_iters > 0 ? num(f.train_iters) : "1000",
+      f.train_iters > 0 ? "" : "PLACEHOLDER");
+
+  // Parallelism (MegatronStrategy).
+  set("trainer.strategy.tensor_model_parallel_size", num(p.tp));
+  set("trainer.strategy.pipeline_model_parallel_size", num(p.pp));
+  set("trainer.strategy.virtual_pipeline_model_parallel_size", p.vpp > 1 ? num(p.vpp) : "None");
+  set("trainer.strategy.context_parallel_size", num(p.cp));
+  set("trainer.strategy.sequence_parallel", py_bool(p.sequence_parallel && p.tp > 1));
+  set("trainer.strategy.expert_model_parallel_size", num(p.ep));
+  set("trainer.strategy.expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
+      f.moe ? "expert TP = TP, as priced" : "");
+  if (p.pp > 1) set("trainer.strategy.pipeline_dtype", "torch.bfloat16");
+  const StageSplit& split = plan.split;
+  const bool uneven = p.pp > 1 && explicit_uneven(split);
+  set("trainer.strategy.num_layers_in_first_pipeline_stage",
+      py_int_or_none(uneven, split.first_layers));
+  set("trainer.strategy.num_layers_in_last_pipeline_stage",
+      py_int_or_none(uneven, split.last_layers));
+  set("trainer.strategy.account_for_embedding_in_pipeline_split",
+      py_bool(p.pp > 1 && split.embedding_counted));
+  set("trainer.strategy.account_for_loss_in_pipeline_split",
+      py_bool(p.pp > 1 && split.loss_counted));
+  if (f.megatron_fsdp) {
+    set("trainer.strategy.fsdp", "\"megatron\"", "ZeRO-" + num(p.zero) + " = Megatron-FSDP");
+    set("trainer.strategy.ddp.data_parallel_sharding_strategy",
+        p.zero == 2 ? "\"optim_grads\"" : "\"optim_grads_params\"");
+    set("trainer.strategy.ddp.average_in_collective", "False",
+        "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
+    set("trainer.strategy.save_ckpt_format", "\"fsdp_dtensor\"");
+  }
+  const bool overlap = scenario.training.overlap_grad_reduce;  // as the step-time model assumes
+  set("trainer.strategy.ddp.overlap_grad_reduce", py_bool(overlap));
+  set("trainer.strategy.ddp.overlap_param_gather", py_bool(overlap && p.zero >= 1));
+  set("trainer.strategy.ddp.grad_reduce_in_fp32", "True", "gradients reduced in fp32, as priced");
+
+  // Optimizer: fp32 master weights, gradients and moments (what pplan's 12 bytes/param count).
+  set("optim.config.use_distributed_optimizer", py_bool(p.zero >= 1));
+  set("optim.config.use_precision_aware_optimizer", "False");
+  set("optim.config.main_params_dtype", "torch.float32");
+  set("optim.config.main_grads_dtype", "torch.float32");
+  set("optim.config.exp_avg_dtype", "torch.float32");
+  set("optim.config.exp_avg_sq_dtype", "torch.float32");
+  if (deepseek) {
+    set("trainer.callbacks", "[run.Config(TimingCallback)]",
+        "the recipe's DeepEP and communication-overlap callbacks change the plan");
+  }
+  set("trainer.plugins", std::string(nemo_precision(f)) + "()");
+  set("trainer.plugins.grad_reduce_in_fp32", "True");
+  if (f.fp8)
+    set("trainer.plugins.fp8_param_gather", py_bool(fp8_param_gather(f)), "as --format megatron");
+  out << "\n";
+  // NeMo-Run's SlurmExecutor defaults to time="00:10:00": the job would be killed after ten
+  // minutes.
+  out << "executor = run.SlurmExecutor(\n";
+  out << "    account=\"PLACEHOLDER_ACCOUNT\", partition=\"PLACEHOLDER_PARTITION\",\n";
+  out << "    time=\"04:00:00\",  # PLACEHOLDER: wall-clock limit (NeMo-Run's default is 10 "
+         "minutes)\n";
+  out << "    nodes=" << f.nodes << ", ntasks_per_node=" << f.nproc_per_node
+      << ", gpus_per_node=" << f.nproc_per_node << ", mem=\"0\", exclusive=True,\n";
+  out << "    container_image=\"PLACEHOLDER_NEMO_CONTAINER\",  # e.g. nvcr.io/nvidia/nemo:YY.MM\n";
+  out << "    tunnel=run.LocalTunnel(job_dir=\"/path/to/nemo-run-jobs\"),  # PLACEHOLDER\n";
+  out << "    env_vars={\n";
+  for (const EnvVar& v : environment(f)) {
+    if (v.kind != EnvVar::Kind::kExport) continue;
+    out << "        " << python_str(v.name) << ": " << python_str(v.value) << ",\n";
+  }
+  out << "    },\n";
+  out << ")\n";
+  out << "run.run(recipe, executor=executor, name=\"pplan\")\n";
+  return out.str();
+}
+
+}  // namespace pplan::detail

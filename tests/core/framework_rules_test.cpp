@@ -1,0 +1,173 @@
+// The framework rules: first_framework_problem() is what the search calls for every candidate,
+// so it must agree with framework_problems() and with what the launch generators refuse, and
+// it must not allocate. Operator new is counted in this test executable only.
+#include "pplan/launch/framework_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "../support/scenario_files.h"
+#include "pplan/launch/launch.h"
+#include "pplan/model/estimate.h"
+
+namespace {
+std::atomic<long long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using pplan::LaunchFramework;
+using pplan::ParallelConfig;
+using pplan::Scenario;
+
+const std::vector<LaunchFramework> kFrameworks = {
+    LaunchFramework::kMegatron, LaunchFramework::kTorchtitan, LaunchFramework::kTorchtitanToml,
+    LaunchFramework::kDeepSpeed, LaunchFramework::kNemo};
+
+std::vector<Scenario> scenarios() {
+  std::vector<Scenario> out;
+  for (const char* model :
+       {"llama3-8b", "llama3-70b", "llama3-405b", "deepseek-v3", "mixtral-8x7b", "gpt3-175b"}) {
+    for (const char* precision : {"bf16", "fp8"}) {
+      for (const char* gpu : {"h100-sxm", "a100-80gb", "b200"}) {
+        out.push_back(pplan::testing::scenario_from(
+            std::string(R"({"schema_version": 1, "model": ")") + model +
+            R"(", "cluster": {"gpu": ")" + gpu +
+            R"(", "gpus": 64, "gpus_per_node": 8}, "training": {"seq_len": 4096, "global_batch": 256, "precision": ")" +
+            precision + R"(", "overlap_grad_reduce": true}})"));
+      }
+    }
+  }
+  return out;
+}
+
+/// A random grid over the cluster (sometimes one that does not tile it).
+ParallelConfig random_grid(std::mt19937& rng, const Scenario& s) {
+  auto pick = [&rng](std::vector<int> v) { return v[rng() % v.size()]; };
+  ParallelConfig p;
+  p.tp = pick({1, 2, 4, 8, 16});
+  p.pp = pick({1, 1, 2, 4, 8});
+  p.cp = pick({1, 1, 2});
+  p.dp = std::max(1, s.cluster.gpus / (p.tp * p.pp * p.cp));
+  if (rng() % 10 == 0) p.dp += 1;
+  p.ep = s.model.moe ? pick({1, 2, 4, 8}) : (rng() % 20 == 0 ? 2 : 1);
+  p.vpp = pick({1, 1, 2, 3});
+  p.micro_batch = pick({1, 2});
+  p.sequence_parallel = p.tp > 1 && rng() % 3 != 0;
+  p.recompute = static_cast<pplan::Recompute>(rng() % 3);
+  p.zero = pick({0, 1, 2, 3});
+  return p;
+}
+
+TEST(FrameworkRules, CheapCheckAgreesWithTheFullListAndTheGenerators) {
+  std::mt19937 rng(13);
+  int refused = 0, launched = 0;
+  for (const Scenario& s : scenarios()) {
+    for (int trial = 0; trial < 12; ++trial) {
+      const ParallelConfig p = random_grid(rng, s);
+      const pplan::Estimate plan = pplan::evaluate(s, p);
+      for (LaunchFramework f : kFrameworks) {
+        const std::vector<pplan::LaunchProblem> all = pplan::framework_problems(f, s, p);
+        const char* first = pplan::first_framework_problem(f, s, p);
+        if (all.empty()) {
+          EXPECT_EQ(first, nullptr) << pplan::framework_name(f) << " " << first;
+        } else {
+          ASSERT_NE(first, nullptr) << pplan::framework_name(f);
+          EXPECT_EQ(all.front().code, first);
+          for (const auto& problem : all) EXPECT_FALSE(problem.message.empty()) << problem.code;
+        }
+        // The generator refuses exactly these problems.
+        const nlohmann::ordered_json r = pplan::launch_response(
+            s, plan, pplan::framework_name(f));  // the format of the same name
+        if (all.empty()) {
+          ++launched;
+          EXPECT_FALSE(r.contains("problems")) << r["problems"].dump();
+          EXPECT_FALSE(r["text"].get<std::string>().empty());
+        } else {
+          ++refused;
+          ASSERT_TRUE(r.contains("problems"));
+          ASSERT_EQ(r["problems"].size(), all.size());
+          for (std::size_t i = 0; i < all.size(); ++i)
+            EXPECT_EQ(r["problems"][i]["code"], all[i].code);
+        }
+      }
+    }
+  }
+  EXPECT_GT(launched, 100);
+  EXPECT_GT(refused, 100);
+}
+
+TEST(FrameworkRules, CheapCheckDoesNotAllocate) {
+  std::mt19937 rng(7);
+  const std::vector<Scenario> all = scenarios();
+  std::vector<ParallelConfig> grids;
+  std::vector<const Scenario*> owners;
+  for (const Scenario& s : all) {
+    for (int i = 0; i < 20; ++i) {
+      ParallelConfig p = random_grid(rng, s);
+      // The search hands over only grids whose layers split (split_layers explains an invalid
+      // split in a string).
+      if (!pplan::split_layers(s.model.layers, p.pp).valid) continue;
+      grids.push_back(p);
+      owners.push_back(&s);
+    }
+  }
+  ASSERT_GT(grids.size(), 500u);
+  int found = 0;
+  const long long before = allocations.load();
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    for (LaunchFramework f : kFrameworks)
+      found += pplan::first_framework_problem(f, *owners[i], grids[i]) != nullptr;
+  }
+  EXPECT_EQ(allocations.load() - before, 0);
+  EXPECT_GT(found, 0);
+  // The counter counts: the full list with its messages allocates.
+  const long long control = allocations.load();
+  EXPECT_FALSE(
+      pplan::framework_problems(LaunchFramework::kTorchtitan, *owners[0], grids[0]).empty() &&
+      allocations.load() == control);
+}
+
+TEST(FrameworkRules, NamesAndOrder) {
+  EXPECT_STREQ(pplan::framework_name(LaunchFramework::kTorchtitanToml), "torchtitan-toml");
+  // The grid comes first: a grid that does not tile the cluster says so before anything else.
+  Scenario s = pplan::testing::scenario_from(
+      R"({"schema_version": 1, "model": "llama3-8b", "cluster": {"gpu": "a100-80gb", "gpus": 64},
+          "training": {"seq_len": 4096, "global_batch": 257, "precision": "fp8"}})");
+  ParallelConfig p;
+  p.tp = 2;
+  p.dp = 16;
+  for (LaunchFramework f : kFrameworks) {
+    EXPECT_STREQ(pplan::first_framework_problem(f, s, p), "launch.world_size_mismatch")
+        << pplan::framework_name(f);
+  }
+  p.dp = 32;  // tiles; now the batch (257 is odd) and FP8 on Ampere
+  const auto problems = pplan::framework_problems(LaunchFramework::kMegatron, s, p);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].code, "megatron.batch_not_divisible");
+  EXPECT_EQ(problems[1].code, "megatron.fp8_unsupported");
+}
+
+}  // namespace
