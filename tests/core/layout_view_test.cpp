@@ -188,8 +188,15 @@ TEST(ReplicaView, ApiAnswersForTheChosenPlan) {
   EXPECT_EQ(r["view"]["rows"][1]["node"], 16);
   EXPECT_EQ(r["view"]["links"]["pp"]["link"], "network");
 
-  // A pinned grid that is not the cluster: no layout, and the reason.
+  // Open fields are filled by the search: cp = 4 completes tp 8 · pp 8 · dp 4 on 1024 GPUs.
   scenario["parallel"] = {{"tp", 8}, {"pp", 8}, {"dp", 4}};
+  const nlohmann::json filled = nlohmann::json::parse(
+      pplan::handle_request(nlohmann::json{{"command", "layout_view"}, {"scenario", scenario}}.dump()));
+  ASSERT_TRUE(filled["ok"].get<bool>()) << filled.dump();
+  EXPECT_EQ(filled["view"]["sizes"]["cp"], 4);
+
+  // A pinned grid that is not the cluster: no layout, and the reason.
+  scenario["parallel"] = {{"tp", 8}, {"pp", 8}, {"dp", 4}, {"cp", 1}};
   const nlohmann::json bad = nlohmann::json::parse(
       pplan::handle_request(nlohmann::json{{"command", "layout_view"}, {"scenario", scenario}}.dump()));
   ASSERT_TRUE(bad["ok"].get<bool>()) << bad.dump();

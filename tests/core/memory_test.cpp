@@ -136,7 +136,9 @@ TEST_F(WorkedExample, ExactAccountingStaysCloseToTheHandCalculation) {
 TEST_F(WorkedExample, SixteenReplicasOf96MicroBatchesGiveA7Point3PercentBubble) {
   EXPECT_EQ(estimate.parallel.dp, 16);
   EXPECT_DOUBLE_EQ(estimate.microbatches, 96.0);
-  EXPECT_DOUBLE_EQ(estimate.bubble_fraction, 7.0 / 96.0);
+  EXPECT_DOUBLE_EQ(estimate.bubble_ratio, 7.0 / 96.0);
+  EXPECT_DOUBLE_EQ(estimate.method.bubble_ratio, 7.0 / 96.0);
+  EXPECT_DOUBLE_EQ(estimate.bubble_fraction, 7.0 / 103.0);
 }
 
 TEST_F(WorkedExample, DistributedOptimizerCutsModelStatesToAbout13Gb) {

@@ -59,12 +59,18 @@ TEST(Microbatches, GlobalBatchOverDpTimesMicroBatch) {
 }
 
 TEST(Bubble, OneF1BIsPMinusOneOverM) {
-  EXPECT_DOUBLE_EQ(bubble_fraction(8, 1, 96), 7.0 / 96.0);
+  // The method's ratio (p−1)/m, and the share of the pipeline's time idle: (p−1)/(m + p − 1).
+  EXPECT_DOUBLE_EQ(bubble_ratio(8, 1, 96), 7.0 / 96.0);
+  EXPECT_DOUBLE_EQ(bubble_fraction(8, 1, 96), 7.0 / 103.0);
   EXPECT_DOUBLE_EQ(bubble_fraction(1, 1, 96), 0.0);
+  // Few micro-batches: the ratio passes 1, the fraction stays below it (2 of 3 stage times).
+  EXPECT_DOUBLE_EQ(bubble_ratio(8, 1, 4), 7.0 / 4.0);
+  EXPECT_DOUBLE_EQ(bubble_fraction(8, 1, 4), 7.0 / 11.0);
 }
 
 TEST(Bubble, InterleavingDividesByV) {
-  EXPECT_DOUBLE_EQ(bubble_fraction(8, 3, 64), 7.0 / (3.0 * 64.0));
+  EXPECT_DOUBLE_EQ(bubble_ratio(8, 3, 64), 7.0 / (3.0 * 64.0));
+  EXPECT_DOUBLE_EQ(bubble_fraction(8, 3, 64), 7.0 / (3.0 * 64.0 + 7.0));
 }
 
 TEST(InflightActivations, OneF1BStageKHoldsPMinusKMicroBatches) {

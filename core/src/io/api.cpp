@@ -40,36 +40,76 @@ void append(ordered_json& into, const ordered_json& from) {
   for (auto it = from.begin(); it != from.end(); ++it) into[it.key()] = it.value();
 }
 
-ordered_json search_stats_json(const SearchStats& stats, const SearchOptions& options,
+ordered_json search_stats_json(const SearchResult& result, const SearchOptions& options,
                                double elapsed_ms) {
+  const SearchStats& stats = result.stats;
   ordered_json reasons = ordered_json::object();
   for (const auto& kv : stats.rejected_by_reason) reasons[kv.first] = kv.second;
   ordered_json j;
   j["configs_evaluated"] = stats.configs_evaluated;
+  j["configs_scored"] = stats.configs_scored;
   j["feasible"] = stats.feasible;
   j["rejected_by_reason"] = reasons;
   j["capped"] = stats.capped;
-  if (stats.capped) {
-    // Say why the answer may not be the best of the whole space (huge inputs, issue #7).
-    j["capped_reason"] = "the search space has more than " + std::to_string(options.max_configs) +
-                         " configurations, the cap; the search stopped there (it walks tp, then cp, "
-                         "then pp, from small to large), so these plans are the best of those it "
-                         "saw. Pin tp, pp or cp to narrow the space.";
-  }
+  if (stats.capped) j["capped_reason"] = capped_reason(result, options);
+  j["within_headroom"] = result.within_headroom;
+  j["tie_tolerance"] = options.tie_tolerance;
+  if (result.fastest) j["fastest"] = parallel_to_json(result.fastest->parallel);
   j["elapsed_ms"] = elapsed_ms;
   return j;
 }
 
-/// The plan a launch or report describes: the complete pinned one, or the search's best.
-Estimate chosen_plan(const Scenario& scenario) {
-  const ParallelConstraints& c = scenario.parallel;
-  const bool complete = c.tp && c.pp;
-  if (complete) return evaluate(scenario, resolve_defaults(scenario));
-  SearchOptions options;
-  options.top = 1;
-  SearchResult result = search(scenario, options);
-  if (!result.plans.empty()) return result.plans.front();
-  return evaluate(scenario, resolve_defaults(scenario));
+/// The parallel fields a scenario leaves open, by their input names.
+std::vector<std::string> open_fields(const ParallelConstraints& c) {
+  std::vector<std::string> open;
+  auto check = [&open](bool pinned, const char* name) {
+    if (!pinned) open.push_back(name);
+  };
+  check(c.tp.has_value(), "tp");
+  check(c.pp.has_value(), "pp");
+  check(c.dp.has_value(), "dp");
+  check(c.cp.has_value(), "cp");
+  check(c.ep.has_value(), "ep");
+  check(c.vpp.has_value(), "vpp");
+  check(c.micro_batch.has_value(), "micro_batch");
+  check(c.sequence_parallel.has_value(), "sequence_parallel");
+  check(c.recompute.has_value(), "recompute");
+  check(c.zero.has_value(), "zero");
+  return open;
+}
+
+/// The plan a launch, report or layout describes: the pinned one when every field is given,
+/// else the search's best under the pins (the fields it chose are `open`); when nothing fits,
+/// the pinned plan with the engine's defaults, so that its reasons show.
+struct ChosenPlan {
+  Estimate plan;
+  std::vector<std::string> open;
+  bool searched = false;
+};
+
+ChosenPlan chosen_plan(const Scenario& scenario) {
+  ChosenPlan chosen;
+  chosen.open = open_fields(scenario.parallel);
+  if (!chosen.open.empty()) {
+    SearchOptions options;
+    options.top = 1;
+    SearchResult result = search(scenario, options);
+    if (!result.plans.empty()) {
+      chosen.plan = std::move(result.plans.front());
+      chosen.searched = true;
+      return chosen;
+    }
+  }
+  chosen.plan = evaluate(scenario, resolve_defaults(scenario));
+  return chosen;
+}
+
+/// {"chosen_by_search": [fields]} when the search filled open fields.
+void say_chosen(ordered_json& j, const ChosenPlan& chosen) {
+  if (!chosen.searched) return;
+  ordered_json fields = ordered_json::array();
+  for (const std::string& f : chosen.open) fields.push_back(f);
+  j["chosen_by_search"] = fields;
 }
 
 ordered_json respond(const std::string& command, const json& scenario_doc,
@@ -112,7 +152,7 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     ordered_json plans = ordered_json::array();
     for (const Estimate& e : result.plans) plans.push_back(estimate_to_json(e, scenario));
     j["plans"] = plans;
-    j["search"] = search_stats_json(result.stats, search_options, elapsed_ms);
+    j["search"] = search_stats_json(result, search_options, elapsed_ms);
     if (result.plans.empty()) {
       ordered_json nearest = ordered_json::array();
       for (const Estimate& e : result.nearest_infeasible) nearest.push_back(estimate_to_json(e, scenario));
@@ -139,7 +179,9 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
   if (command == "layout_view") {
     // What the layout picture draws, for the plan a launch would configure. A pinned grid
     // that is not the cluster's GPU count has no layout (launch.world_size_mismatch says why).
-    const Estimate plan = chosen_plan(scenario);
+    const ChosenPlan chosen = chosen_plan(scenario);
+    const Estimate& plan = chosen.plan;
+    say_chosen(j, chosen);
     const long long world = world_size(plan.parallel);
     if (world == scenario.cluster.gpus) {
       j["view"] = replica_view_to_json(replica_view(plan.parallel, scenario.cluster.gpus_per_node),
@@ -155,9 +197,10 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     return j;
   }
   // launch
-  const Estimate plan = chosen_plan(scenario);
-  append(j, launch_response(scenario, plan, options.format));
-  j["plan"] = estimate_to_json(plan, scenario);
+  const ChosenPlan chosen = chosen_plan(scenario);
+  append(j, launch_response(scenario, chosen.plan, options.format));
+  say_chosen(j, chosen);
+  j["plan"] = estimate_to_json(chosen.plan, scenario);
   return j;
 }
 

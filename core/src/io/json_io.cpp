@@ -799,6 +799,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                     {"peak_stage", e.memory.peak_stage}};
   j["pipeline"] = {{"microbatches", e.microbatches},
                    {"bubble_fraction", e.bubble_fraction},
+                   {"bubble_ratio", e.bubble_ratio},
                    {"stages", e.parallel.pp},
                    {"first_stage_layers", e.split.first_layers},
                    {"middle_stage_layers", e.split.middle_layers},
@@ -808,19 +809,27 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"schedule", e.parallel.pp <= 1 ? "none"
                                 : e.parallel.vpp > 1 ? "interleaved-1f1b"
                                                      : "1f1b"}};
-  j["step_time_s"] = e.step_time_s;
-  j["time_s"] = {{"compute", e.time.compute_s},     {"host", e.time.host_s},
-                 {"recompute", e.time.recompute_s},
-                 {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
-                 {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
-                 {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
-                 {"optimizer", e.time.optimizer_s}};
-  j["mfu"] = e.mfu;
-  j["mfu_causal"] = e.mfu_causal;
-  j["hfu"] = e.hfu;
-  j["tflops_per_gpu"] = e.tflops_per_gpu;
-  j["tokens_per_s"] = e.tokens_per_s;
-  if (scenario.training.token_budget > 0) j["days_to_train"] = e.days_to_train;
+  if (!e.timed) {
+    // The grid does not tile the cluster: no time, MFU or throughput (see diagnostics).
+    for (const char* key : {"step_time_s", "time_s", "mfu", "mfu_causal", "hfu", "tflops_per_gpu", "tokens_per_s"}) {
+      j[key] = nullptr;
+    }
+    if (scenario.training.token_budget > 0) j["days_to_train"] = nullptr;
+  } else {
+    j["step_time_s"] = e.step_time_s;
+    j["time_s"] = {{"compute", e.time.compute_s},     {"host", e.time.host_s},
+                   {"recompute", e.time.recompute_s},
+                   {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
+                   {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
+                   {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
+                   {"optimizer", e.time.optimizer_s}};
+    j["mfu"] = e.mfu;
+    j["mfu_causal"] = e.mfu_causal;
+    j["hfu"] = e.hfu;
+    j["tflops_per_gpu"] = e.tflops_per_gpu;
+    j["tokens_per_s"] = e.tokens_per_s;
+    if (scenario.training.token_budget > 0) j["days_to_train"] = e.days_to_train;
+  }
   j["flops_per_step"] = {{"model", e.model_flops_per_step}, {"hardware", e.hardware_flops_per_step}};
   const MethodFigures& m = e.method;
   ordered_json method;
@@ -831,7 +840,9 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
   method["model_states_gb_per_gpu"] = m.model_states_bytes_per_gpu / gb;
   method["activations_gb"] = m.activations_bytes / gb;
   method["total_gb"] = m.total_bytes / gb;
+  method["plan_total_gb"] = m.plan_total_bytes / gb;
   method["fits"] = m.fits;
+  method["bubble"] = m.bubble_ratio;
   if (m.half_pp > 0) {
     method["half_pp"] = {{"pp", m.half_pp},
                          {"model_states_gb_per_gpu", m.half_pp_model_states_bytes_per_gpu / gb},

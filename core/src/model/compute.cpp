@@ -146,9 +146,9 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   const double heads_local = dims.heads / t;
   if (training.flash_attention) {
     lt.attention_forward_s = flash_attention_forward_s(tokens, s_full, heads_local, dims.qk_head_dim,
-                                                       dims.v_head_dim, true, device);
+                                                       dims.v_head_dim, true, device, parallel.cp);
     lt.attention_backward_s = flash_attention_backward_s(tokens, s_full, heads_local, dims.qk_head_dim,
-                                                         dims.v_head_dim, true, device);
+                                                         dims.v_head_dim, true, device, parallel.cp);
   } else {
     const double queries = s_full / parallel.cp;
     const double batch = parallel.micro_batch * heads_local;

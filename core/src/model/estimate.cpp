@@ -246,7 +246,6 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   const double interleave = p.vpp > 1 ? 1.0 + (p.pp - 1.0) / (double(p.pp) * p.vpp) : 1.0;
   f.activations_bytes = layer_activation_bytes(scenario, p) * model.layers * interleave;
   f.total_bytes = f.model_states_bytes_per_gpu + f.activations_bytes;
-  f.fits = f.total_bytes <= capacity;
   if (p.pp >= 2 && p.pp % 2 == 0) {
     f.half_pp = p.pp / 2;
     f.half_pp_model_states_bytes_per_gpu = f.model_states_bytes / (double(p.tp) * f.half_pp);
@@ -254,6 +253,29 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   }
   f.distributed_optimizer_bytes_per_gpu =
       4.0 * f.params / tp_pp + 12.0 * f.params / (tp_pp * std::max(1, p.dp));
+  // The same hand count for the plan as it is sharded: routed experts over EP too, and each
+  // part's 16 bytes over its data-parallel copies as the plan's ZeRO stage says.
+  const double expert_params =
+      model.moe ? double(moe_layer_count(model)) * model.moe->experts *
+                      (model.activation == Activation::kSwiglu ? 3.0 : 2.0) * model.hidden *
+                      model.moe->expert_ffn_hidden
+                : 0.0;
+  const double dense_params = std::max(0.0, f.params - expert_params);
+  auto bytes_per_param = [&](double copies) {
+    copies = std::max(1.0, copies);
+    switch (p.zero) {
+      case 0: return 16.0;
+      case 1: return 4.0 + 12.0 / copies;
+      case 2: return 2.0 + 14.0 / copies;
+      default: return 16.0 / copies;
+    }
+  };
+  const double ep = std::max(1, p.ep);
+  f.plan_total_bytes = dense_params / tp_pp * bytes_per_param(p.dp) +
+                       expert_params / (tp_pp * ep) * bytes_per_param(double(p.dp) * p.cp / ep) +
+                       f.activations_bytes;
+  f.fits = f.plan_total_bytes <= capacity;
+  f.bubble_ratio = bubble_ratio(p.pp, p.vpp, microbatches(scenario.training.global_batch, p.dp, p.micro_batch));
   return f;
 }
 
@@ -334,6 +356,14 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   // Pipeline.
   e.microbatches = microbatches(scenario.training.global_batch, p.dp, p.micro_batch);
   e.bubble_fraction = bubble_fraction(p.pp, p.vpp, e.microbatches);
+  e.bubble_ratio = bubble_ratio(p.pp, p.vpp, e.microbatches);
+  // A grid that does not tile the cluster runs on a different number of GPUs than it is
+  // charged for: any time, MFU or throughput would be fiction (MFU above 100%), so none is given.
+  if (1LL * p.tp * p.pp * p.dp * p.cp != scenario.cluster.gpus) {
+    e.timed = false;
+    e.feasible = false;
+    return e;
+  }
 
   // Per-layer times, dense and MoE (the search passes them cached), and the slowest stage.
   const LayerTimesPair computed = options.layer_times ? LayerTimesPair{} : layer_times_for(scenario, p);
@@ -482,10 +512,10 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
       e.days_to_train = scenario.training.token_budget / e.tokens_per_s / units::kSecondsPerDay;
     }
   }
-  if (detailed && e.bubble_fraction > 0.25) {
+  if (detailed && e.bubble_fraction > 0.2) {
     e.diagnostics.push_back({"plan.pp_bubble_large", Severity::kWarning,
                              "the pipeline bubble is " + format_fixed(e.bubble_fraction * 100, 0) +
-                                 "% of compute: raise the micro-batch count or interleave"});
+                                 "% of the step: raise the micro-batch count or interleave"});
   }
   e.feasible = e.rejection_code == nullptr;
   return e;

@@ -90,15 +90,15 @@ static double flash_rate(double keys, double qk_dim, const Device& device) {
 }
 
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
-                                 double v_dim, bool causal, const Device& device) {
+                                 double v_dim, bool causal, const Device& device, int chunks) {
   if (queries <= 0 || keys <= 0 || heads <= 0) return 0.0;
   const double executed = 2.0 * queries * heads * (qk_dim + v_dim) * keys * (causal ? 0.5 : 1.0);
-  return executed / flash_rate(keys, qk_dim, device);
+  return executed / flash_rate(keys / std::max(1, chunks), qk_dim, device);
 }
 
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
-                                  double v_dim, bool causal, const Device& device) {
-  return 2.5 * flash_attention_forward_s(queries, keys, heads, qk_dim, v_dim, causal, device) /
+                                  double v_dim, bool causal, const Device& device, int chunks) {
+  return 2.5 * flash_attention_forward_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) /
          device.arch.attention_backward_ratio;
 }
 

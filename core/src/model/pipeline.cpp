@@ -107,9 +107,14 @@ double microbatches(int global_batch, int dp, int micro_batch) {
   return double(global_batch) / (double(dp) * micro_batch);
 }
 
-double bubble_fraction(int pp, int vpp, double microbatches) {
+double bubble_ratio(int pp, int vpp, double microbatches) {
   if (pp <= 1 || microbatches <= 0) return 0.0;
   return (pp - 1) / (double(vpp) * microbatches);
+}
+
+double bubble_fraction(int pp, int vpp, double microbatches) {
+  if (pp <= 1 || microbatches <= 0) return 0.0;
+  return (pp - 1.0) / (double(vpp) * microbatches + pp - 1.0);
 }
 
 double inflight_layer_microbatches(int stage, int pp, int vpp, double microbatches,

@@ -42,6 +42,20 @@ GroupPlacement place_group(const ParallelConfig& parallel, int gpus_per_node, Ax
   return place_ranks(1, 1, gpus_per_node);
 }
 
+long long replica_hosts(const ParallelConfig& parallel, int group_gpus) {
+  const long long g = std::max(1, group_gpus);
+  const long long width = 1LL * parallel.tp * parallel.cp;
+  const long long stride = width * std::max(1, parallel.dp);
+  long long hosts = 0, last = -1;
+  for (long long stage = 0; stage < parallel.pp; ++stage) {
+    const long long first = stage * stride / g;
+    const long long end = (stage * stride + width - 1) / g;
+    hosts += end - std::max(first, last + 1) + 1;
+    last = end;
+  }
+  return hosts;
+}
+
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node) {
   return place_ranks(parallel.tp, 1LL * parallel.cp * parallel.dp, gpus_per_node);
 }

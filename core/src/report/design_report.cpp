@@ -318,12 +318,18 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
              (p.recompute == Recompute::kNone ? std::string("no") : recompute_name(p.recompute)) + " recompute" +
              (p.sequence_parallel ? ", sequence parallel" : "") + ", optimizer sharding " +
              zero_name(p.zero) + ". One model replica spans " +
-             std::to_string(1LL * p.tp * p.cp * p.pp) + " GPUs (" +
-             (1LL * p.tp * p.cp * p.pp <= cluster.gpus_per_node
-                  ? std::string("inside one node of ") + std::to_string(cluster.gpus_per_node)
-                  : num(double(p.tp) * p.cp * p.pp / cluster.gpus_per_node) + " nodes of " +
-                        std::to_string(cluster.gpus_per_node)) +
-             ").";
+             std::to_string(1LL * p.tp * p.cp * p.pp) + " GPUs on " + [&] {
+               // Megatron's rank order (tp-cp-ep-dp-pp) spreads a replica's stages dp·tp·cp apart.
+               const long long hosts = replica_hosts(p, cluster.gpus_per_node);
+               const long long domains = replica_hosts(p, cluster.nvlink_domain_gpus);
+               std::string where = std::to_string(hosts) + (hosts == 1 ? " node" : " nodes") + " of " +
+                                   std::to_string(cluster.gpus_per_node);
+               if (cluster.nvlink_domain_gpus > cluster.gpus_per_node) {
+                 where += " in " + std::to_string(domains) + " NVLink domain" + (domains == 1 ? "" : "s") +
+                          " of " + std::to_string(cluster.nvlink_domain_gpus);
+               }
+               return where;
+             }() + " (Megatron's rank order tp-cp-ep-dp-pp).";
     if (!plan.feasible) s.text += " **This configuration is not feasible** (see diagnostics).";
     r.sections.push_back(s);
   }

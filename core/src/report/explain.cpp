@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
@@ -16,7 +17,7 @@ namespace {
 
 std::string gb(double bytes) {
   const double v = bytes / units::kBytesPerGB;
-  return format_fixed(v, v < 10 ? 2 : (v < 100 ? 2 : 1)) + " GB";
+  return format_fixed(v, v < 100 ? 2 : 1) + " GB";
 }
 
 std::string big_bytes(double bytes) {
@@ -34,11 +35,16 @@ std::string pct(double fraction) { return format_fixed(fraction * 100.0, 1) + "%
 
 std::string seconds(double s) { return s < 1 ? format_fixed(s * 1000.0, 0) + " ms" : format_fixed(s, 2) + " s"; }
 
-const char* recompute_text(Recompute r) {
-  switch (r) {
+std::string num(long long v) { return std::to_string(v); }
+
+std::string recompute_text(const ParallelConfig& p) {
+  switch (p.recompute) {
     case Recompute::kNone: return "no recomputation";
-    case Recompute::kSelective: return "selective recomputation";
-    case Recompute::kFull: return "full recomputation";
+    case Recompute::kSelective: return "selective recomputation (the attention core)";
+    case Recompute::kFull:
+      return p.recompute_layers > 0 ? "full recomputation of " + num(p.recompute_layers) + " layer" +
+                                          (p.recompute_layers > 1 ? "s" : "") + " per model chunk"
+                                    : "full recomputation";
   }
   return "";
 }
@@ -52,6 +58,31 @@ std::string zero_text(int zero) {
   }
 }
 
+std::string layout_text(const ParallelConfig& p) {
+  std::string s = "TP " + num(p.tp) + " · PP " + num(p.pp);
+  if (p.cp > 1) s += " · CP " + num(p.cp);
+  if (p.ep > 1) s += " · EP " + num(p.ep);
+  return s + " · DP " + num(p.dp) + ", " + (p.zero == 1 ? "distributed optimizer" : "ZeRO-" + num(p.zero));
+}
+
+/// The fields of `other` that differ from `plan`, e.g. "vpp 12, micro-batch 4, ZeRO-2".
+std::string differences(const ParallelConfig& other, const ParallelConfig& plan) {
+  std::string out;
+  auto add = [&out](bool differs, const std::string& text) {
+    if (differs) out += (out.empty() ? "" : ", ") + text;
+  };
+  add(other.tp != plan.tp, "tp " + num(other.tp));
+  add(other.pp != plan.pp, "pp " + num(other.pp));
+  add(other.cp != plan.cp, "cp " + num(other.cp));
+  add(other.ep != plan.ep, "ep " + num(other.ep));
+  add(other.vpp != plan.vpp, num(other.vpp) + " virtual stages");
+  add(other.micro_batch != plan.micro_batch, "micro-batch " + num(other.micro_batch));
+  add(other.sequence_parallel != plan.sequence_parallel, other.sequence_parallel ? "sequence parallel" : "no sequence parallel");
+  add(other.recompute != plan.recompute || other.recompute_layers != plan.recompute_layers, recompute_text(other));
+  add(other.zero != plan.zero, other.zero == 1 ? "distributed optimizer" : "ZeRO-" + num(other.zero));
+  return out.empty() ? "the same layout" : out;
+}
+
 std::string first_error(const Estimate& e) {
   for (const Diagnostic& d : e.diagnostics) {
     if (d.severity == Severity::kError) return d.message;
@@ -59,28 +90,42 @@ std::string first_error(const Estimate& e) {
   return "";
 }
 
-/// Evaluates `alternative` and says why it loses to `best` (or that it is as good).
-Alternative compare(const Scenario& scenario, const Estimate& best, const std::string& label,
-                    const ParallelConfig& alternative) {
+/// The best plan of a search under the scenario's pins changed by `pin`, if any fits.
+std::optional<Estimate> best_under(const Scenario& scenario, const std::function<void(ParallelConstraints&)>& pin) {
+  Scenario s = scenario;
+  pin(s.parallel);
+  SearchOptions options;
+  options.top = 1;
+  options.time_budget_s = 1.0;  // a narrower question than the main search
+  SearchResult r = search(s, options);
+  if (r.plans.empty()) return std::nullopt;
+  return std::move(r.plans.front());
+}
+
+/// "fits (X GB) but is Y% slower: A per step against B" or "is as fast".
+std::string cost_text(const Estimate& e, const Estimate& best) {
+  const double slower = e.step_time_s / best.step_time_s - 1.0;
+  if (slower <= 0.0005) return "is as fast (" + seconds(e.step_time_s) + " per step)";
+  return "fits (" + gb(e.memory.total_bytes) + ") but is " + pct(slower) + " slower: " + seconds(e.step_time_s) +
+         " per step against " + seconds(best.step_time_s) + ", MFU " + pct(e.mfu);
+}
+
+Alternative alternative(const std::string& label, const std::optional<Estimate>& e, const Estimate& best,
+                        const std::string& when_none) {
   Alternative a;
   a.label = label;
-  const Estimate e = evaluate(scenario, alternative);
-  a.feasible = e.feasible;
-  a.step_time_s = e.step_time_s;
-  if (!e.feasible) {
-    if (!e.fits_in_memory) {
-      a.verdict = "does not fit: " + gb(e.memory.total_bytes) + " > " + gb(e.memory.capacity_bytes);
-    } else {
-      a.verdict = "is not valid: " + first_error(e);
-    }
-    return a;
-  }
-  const double slower = e.step_time_s / best.step_time_s - 1.0;
-  a.verdict = slower > 0.0005 ? "fits (" + gb(e.memory.total_bytes) + ") but is " + pct(slower) +
-                                    " slower: " + seconds(e.step_time_s) + " per step against " +
-                                    seconds(best.step_time_s) + ", MFU " + pct(e.mfu)
-                              : "is as fast (" + seconds(e.step_time_s) + " per step)";
+  a.feasible = e.has_value();
+  a.step_time_s = e ? e->step_time_s : 0.0;
+  a.verdict = e ? cost_text(*e, best) : when_none;
   return a;
+}
+
+/// The largest divisor of n below `below`, or 0.
+int next_smaller_divisor(long long n, int below) {
+  for (int d = below - 1; d >= 1; --d) {
+    if (n % d == 0) return d;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -93,149 +138,239 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   const double params =
       model.nominal_params > 0 ? model.nominal_params : total_params(model, scenario.training.seq_len);
   const double states = 16.0 * params;
-  const int min_gpus = static_cast<int>(std::ceil(states / capacity));
+  const long long min_gpus = static_cast<long long>(std::ceil(states / capacity));
+  SearchOptions defaults;
+  const std::string capped = capped_reason(result, defaults);
 
   x.steps.push_back({1, "Budget the memory",
                      params_text(params) + " parameters × 16 bytes (bf16 weights and gradients, fp32 Adam) = " +
                          big_bytes(states) + " of model states; at " + gb(capacity) +
-                         " per GPU one replica needs at least " + std::to_string(min_gpus) +
-                         " GPUs before activations."});
+                         " per GPU one replica needs at least " + num(min_gpus) +
+                         " GPUs before activations and before any sharding."});
   if (result.plans.empty()) {
     x.has_plan = false;
     std::string why = "No configuration fits.";
     if (!result.nearest_infeasible.empty()) {
       const Estimate& n = result.nearest_infeasible.front();
-      const std::string layout = "tp " + std::to_string(n.parallel.tp) + " · pp " +
-                                 std::to_string(n.parallel.pp) + " · dp " + std::to_string(n.parallel.dp);
+      const std::string layout = "tp " + num(n.parallel.tp) + " · pp " + num(n.parallel.pp) + " · dp " + num(n.parallel.dp);
       if (n.fits_in_memory || n.rejection_code != std::string("plan.out_of_memory")) {
         why += " The pinned plan (" + layout + ") is not valid: " + first_error(n) + ".";
       } else {
         why += " The closest, " + layout + ", needs " + gb(n.memory.total_bytes) + " of " +
-               gb(n.memory.capacity_bytes) +
-               ": add GPUs, use a larger-memory GPU, or shorten the sequence.";
+               gb(n.memory.capacity_bytes) + ": add GPUs, use a larger-memory GPU, or shorten the sequence.";
       }
     }
+    if (!capped.empty()) why += " " + capped;
     x.thirty_second_answer = why;
     return x;
   }
   x.has_plan = true;
   const Estimate& best = result.plans.front();
   const ParallelConfig& p = best.parallel;
+  const ParallelConstraints& pins = scenario.parallel;
+  const int domain = cluster.nvlink_domain_gpus;
+  auto as_planned = [&](ParallelConstraints& c) {
+    c.tp = p.tp;
+    c.cp = p.cp;
+    c.ep = p.ep;
+  };
 
-  x.steps.push_back({2, "Tensor parallel inside a node",
-                     "t = " + std::to_string(p.tp) +
-                         (p.tp <= cluster.gpus_per_node
-                              ? ", within one node's " + std::to_string(cluster.gpus_per_node) +
-                                    " NVLink-connected GPUs: its 4 collectives per layer per pass stay on NVLink."
-                              : ", more than a node: its collectives cross the network.")});
-  std::string pp_text = "p = " + std::to_string(p.pp) + " stage" + (p.pp > 1 ? "s" : "") + " (" +
-                        std::to_string(best.split.first_layers) +
-                        (best.split.uneven ? "/" + std::to_string(best.split.middle_layers) + "/" +
-                                                 std::to_string(best.split.last_layers)
-                                           : "") +
-                        " layers each): " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) +
-                        " on the fullest stage (weights " + gb(best.memory.weights_bytes) +
-                        ", gradients " + gb(best.memory.gradients_bytes) + ", optimizer " +
-                        gb(best.memory.optimizer_bytes) + ", activations " +
-                        gb(best.memory.activations_bytes) + ", reserved " +
-                        gb(best.memory.reserved_bytes) + ").";
-  if (p.pp > 1) {
-    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches, bubble " +
-               (p.vpp > 1 ? "(p−1)/(v·m)" : "(p−1)/m") + " = " + pct(best.bubble_fraction) + ".";
+  // 2. Tensor parallelism: only what is true of t.
+  const GroupPlacement tp_group = place_group(p, domain, Axis::kTp);
+  std::string tp_text;
+  if (p.tp == 1) {
+    tp_text = "t = 1: no tensor parallelism; every GPU holds whole layers" +
+              std::string(pins.tp ? " (pinned)." : ", the fastest choice the search found.");
+  } else {
+    tp_text = "t = " + num(p.tp) + (tp_group.crosses_nodes()
+                                         ? ", wider than one NVLink domain of " + num(domain) +
+                                               " GPUs: its collectives cross the network"
+                                         : " inside one NVLink domain of " + num(domain) +
+                                               " GPUs: its collectives stay on NVLink") +
+              ", " + seconds(best.time.tp_comm_s) + " of them exposed per step" +
+              (scenario.training.tp_comm_overlap && p.sequence_parallel ? " (the rest overlapped with the GEMMs)." : ".");
   }
-  x.steps.push_back({3, "Pipeline across nodes: the smallest p that fits", pp_text});
-  std::string cp_ep = "No context or expert parallelism needed.";
+  x.steps.push_back({2, p.tp == 1 ? "No tensor parallelism" : "Tensor parallel inside the NVLink domain", tp_text});
+
+  // 3. Pipeline: compared with the next smaller stage count, searched, not hand-counted.
+  std::string pp_text = "p = " + num(p.pp) + " stage" + (p.pp > 1 ? "s" : "") + " (" + num(best.split.first_layers) +
+                        (best.split.uneven ? "/" + num(best.split.middle_layers) + "/" + num(best.split.last_layers) : "") +
+                        " layers each): " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) +
+                        " on the fullest stage (weights " + gb(best.memory.weights_bytes) + ", gradients " +
+                        gb(best.memory.gradients_bytes) + ", optimizer " + gb(best.memory.optimizer_bytes) +
+                        ", activations " + gb(best.memory.activations_bytes) + ", reserved " +
+                        gb(best.memory.reserved_bytes) + ").";
+  std::string pp_title = "Pipeline across nodes";
+  const long long model_parallel_room = cluster.gpus / (1LL * p.tp * p.cp);
+  if (!pins.pp) {
+    x.facts.smaller_pp = next_smaller_divisor(model_parallel_room, p.pp);
+  }
+  if (x.facts.smaller_pp > 0) {
+    const int q = x.facts.smaller_pp;
+    const std::optional<Estimate> fewer = best_under(scenario, [&](ParallelConstraints& c) {
+      as_planned(c);
+      c.pp = q;
+      c.dp.reset();
+    });
+    x.facts.smaller_pp_fits = fewer.has_value();
+    if (fewer) {
+      x.facts.smaller_pp_slower = fewer->step_time_s / best.step_time_s - 1.0;
+      x.facts.smaller_pp_memory_bytes = fewer->memory.total_bytes;
+      pp_text += " p = " + num(q) + " also fits (" + gb(fewer->memory.total_bytes) + ") but " +
+                 (x.facts.smaller_pp_slower > 0.0005 ? "is " + pct(x.facts.smaller_pp_slower) + " slower"
+                                                     : "is no faster, and the search kept the simpler plan") +
+                 ", so p = " + num(p.pp) + ".";
+      pp_title = "Pipeline across nodes: the fastest p";
+    } else {
+      pp_text += " p = " + num(q) + " does not fit within the usable memory with any micro-batch, recomputation or ZeRO stage, so p = " +
+                 num(p.pp) + " is the smallest that does.";
+      pp_title = "Pipeline across nodes: the smallest p that fits";
+    }
+  } else if (p.pp == 1) {
+    pp_text = "p = 1: the model fits without a pipeline (" + gb(best.memory.total_bytes) + " of " +
+              gb(best.memory.capacity_bytes) + " per GPU).";
+    pp_title = "No pipeline";
+  }
+  if (p.pp > 1) {
+    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches" +
+               (p.vpp > 1 ? ", " + num(p.vpp) + " virtual stages per GPU" : "") + ": the bubble is " +
+               pct(best.bubble_fraction) + " of the step ((p−1)/" + (p.vpp > 1 ? "(v·m)" : "m") + " = " +
+               pct(best.bubble_ratio) + " of the compute).";
+  }
+  x.steps.push_back({3, pp_title, pp_text});
+
+  // 4. Context and expert parallelism, only where used, with the reason the numbers give.
   if (p.cp > 1 || p.ep > 1) {
-    cp_ep = "";
+    std::string text;
     if (p.cp > 1) {
-      cp_ep += "c = " + std::to_string(p.cp) + " splits each " + std::to_string(scenario.training.seq_len) +
-               "-token sequence into " + std::to_string(scenario.training.seq_len / p.cp) +
-               "-token chunks, so each GPU keeps 1/" + std::to_string(p.cp) +
-               " of the activations; K/V chunks pass round a ring, " +
-               seconds(best.time.cp_comm_s) + " per step not hidden behind attention. ";
+      const std::optional<Estimate> no_cp = best_under(scenario, [&](ParallelConstraints& c) {
+        as_planned(c);
+        c.pp = p.pp;
+        c.cp = 1;
+        c.dp.reset();
+      });
+      x.facts.cp1_fits = no_cp.has_value();
+      text += "c = " + num(p.cp) + " splits each " + num(scenario.training.seq_len) + "-token sequence into " +
+              num(scenario.training.seq_len / p.cp) + "-token chunks; K/V chunks pass round a ring, " +
+              seconds(best.time.cp_comm_s) + " per step not hidden behind attention. ";
+      if (!no_cp) {
+        text += "Without it nothing fits: the activations of a whole sequence do not fit one GPU's usable memory. ";
+      } else {
+        x.facts.cp1_slower = no_cp->step_time_s / best.step_time_s - 1.0;
+        x.facts.cp1_memory_bytes = no_cp->memory.total_bytes;
+        text += "CP 1 also fits (" + gb(no_cp->memory.total_bytes) + ", dp " + num(no_cp->parallel.dp) + ", m = " +
+                format_fixed(no_cp->microbatches, 0) + " micro-batches) but is " + pct(x.facts.cp1_slower) +
+                " slower: CP " + num(p.cp) + " takes GPUs from DP, so each replica gets more micro-batches (m = " +
+                format_fixed(best.microbatches, 0) + ") and the pipeline less idle time. ";
+      }
     }
     if (p.ep > 1 && model.moe) {
       const MoeSpec& moe = *model.moe;
-      const GroupPlacement ep_group = place_group(p, cluster.gpus_per_node, Axis::kEp);
+      const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
       const double a2a_bytes = message_sizes(scenario, p).ep_bytes;
-      cp_ep += "EP = " + std::to_string(p.ep) + " spreads the " + std::to_string(moe.experts) +
-               " experts of each MoE layer, " + std::to_string(moe.experts / p.ep) +
-               " per GPU, so expert weights take 1/" + std::to_string(p.ep) +
-               " of the room and their optimizer states shard over the dp·cp/ep = " +
-               std::to_string(p.dp * p.cp / p.ep) + " expert-data-parallel copies. EP borrows its GPUs from DP: " +
-               "each token's hidden state travels to its top-" + std::to_string(moe.top_k) +
-               " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
-               " per GPU; the group spans " + std::to_string(ep_group.nodes) + " node" +
-               (ep_group.nodes > 1 ? "s, so " + std::to_string(ep_group.size - ep_group.ranks_per_node) + "/" +
-                                         std::to_string(ep_group.size) + " of it crosses the network"
-                                   : ", so it stays on NVLink") +
-               ": " + seconds(best.time.ep_comm_s) + " of all-to-all per step.";
+      text += "EP = " + num(p.ep) + " spreads the " + num(moe.experts) + " experts of each MoE layer, " +
+              num(moe.experts / p.ep) + " per GPU; their optimizer states shard over the dp·cp/ep = " +
+              num(1LL * p.dp * p.cp / p.ep) + " expert-data-parallel copies. Each token goes to its top-" +
+              num(moe.top_k) + " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
+              " per GPU; " +
+              (ep_group.crosses_nodes()
+                   ? "the group spans " + num(ep_group.nodes) + " NVLink domains, so " +
+                         num(ep_group.size - ep_group.ranks_per_node) + "/" + num(ep_group.size) +
+                         " of it crosses the network"
+                   : "the group fits inside one NVLink domain of " + num(domain) +
+                         " GPUs, so the all-to-all stays on NVLink") +
+              ": " + seconds(best.time.ep_comm_s) + " per step.";
     }
+    x.steps.push_back({4, "Context and expert parallelism", text});
   }
-  x.steps.push_back({4, "Context and expert parallelism as needed", cp_ep});
+
+  // 5. Data parallelism and the ZeRO stage.
   x.steps.push_back({5, "The rest is data parallel",
-                     "N = " + std::to_string(cluster.gpus) + " / (" + std::to_string(p.tp) + "·" +
-                         std::to_string(p.pp) + (p.cp > 1 ? "·" + std::to_string(p.cp) : "") + ") = " +
-                         std::to_string(p.dp) + " replicas, with " + zero_text(p.zero) + "."});
-  x.steps.push_back({6, "Tune micro-batch, recomputation, overlap; check MFU",
-                     "b = " + std::to_string(p.micro_batch) + ", " + recompute_text(p.recompute) +
-                         (p.sequence_parallel ? ", sequence parallel" : "") + ": " +
-                         seconds(best.step_time_s) + " per step, MFU " + pct(best.mfu) + " (" +
-                         format_fixed(best.tflops_per_gpu, 0) + " TFLOP/s per GPU), " +
-                         format_fixed(best.tokens_per_s / 1e6, 2) + "M tokens/s."});
+                     "N = " + num(cluster.gpus) + " / (" + num(p.tp) + "·" + num(p.pp) +
+                         (p.cp > 1 ? "·" + num(p.cp) : "") + ") = " + num(p.dp) + " replicas, with " +
+                         zero_text(p.zero) + ": " + seconds(best.time.dp_comm_s) + " of exposed gradient and weight traffic per step."});
 
-  // The obvious alternatives.
-  auto with = [&](auto change) {
-    ParallelConfig q = p;
-    change(q);
-    return q;
-  };
-  if (p.pp >= 2 && p.pp % 2 == 0 && !scenario.parallel.pp) {
-    x.alternatives.push_back(compare(scenario, best, "pp = " + std::to_string(p.pp / 2),
-                                     with([](ParallelConfig& q) { q.pp /= 2; q.dp *= 2; })));
+  // 6. Tuning, and the tie rule's choice.
+  std::string tune = "b = " + num(p.micro_batch) + ", " + recompute_text(p) +
+                     (p.sequence_parallel ? ", sequence parallel" : "") + ": " + seconds(best.step_time_s) +
+                     " per step, MFU " + pct(best.mfu) + " (" + format_fixed(best.tflops_per_gpu, 0) +
+                     " TFLOP/s per GPU), " + format_fixed(best.tokens_per_s / 1e6, 2) + "M tokens/s.";
+  if (best.time.host_s > 0.1 * best.step_time_s) {
+    tune += " The GPU waits for the host " + pct(best.time.host_s / best.step_time_s) +
+            " of the time: the kernels are too short; a larger micro-batch or CUDA graphs help.";
   }
-  if (p.tp * 2 <= model.heads && p.dp % 2 == 0 && !scenario.parallel.tp) {
-    x.alternatives.push_back(compare(scenario, best, "tp = " + std::to_string(p.tp * 2),
-                                     with([](ParallelConfig& q) { q.tp *= 2; q.dp /= 2; })));
+  if (result.fastest) {
+    x.facts.simpler_preferred = true;
+    x.facts.fastest_faster = 1.0 - result.fastest->step_time_s / best.step_time_s;
+    tune += " A simpler plan was preferred: the fastest one (" + differences(result.fastest->parallel, p) +
+            ") is " + pct(x.facts.fastest_faster) + " faster, within the 1% the model cannot tell apart.";
   }
-  if (p.zero != 1 && !scenario.parallel.zero) {
-    x.alternatives.push_back(compare(scenario, best, "distributed optimizer (ZeRO-1)",
-                                     with([](ParallelConfig& q) { q.zero = 1; })));
+  if (!result.within_headroom) {
+    tune += " Nothing fits within " + pct(1.0 - scenario.training.memory_headroom) +
+            " of the memory (training.memory_headroom), so this plan leaves less room for fragmentation.";
   }
-  if (p.zero != 0 && !scenario.parallel.zero) {
-    x.alternatives.push_back(compare(scenario, best, "plain data parallel (ZeRO-0)",
-                                     with([](ParallelConfig& q) { q.zero = 0; })));
-  }
-  if (!scenario.parallel.micro_batch && scenario.training.global_batch % (p.dp * p.micro_batch * 2) == 0) {
-    x.alternatives.push_back(compare(scenario, best, "micro-batch " + std::to_string(p.micro_batch * 2),
-                                     with([](ParallelConfig& q) { q.micro_batch *= 2; })));
-  }
-  if (!scenario.parallel.recompute) {
-    for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-      if (r == p.recompute) continue;
-      x.alternatives.push_back(compare(scenario, best, recompute_text(r),
-                                       with([r](ParallelConfig& q) { q.recompute = r; })));
+  x.steps.push_back({6, "Tune micro-batch, recomputation, overlap; check MFU", tune});
+
+  // Steps that do not apply were left out: number the rest in order.
+  for (std::size_t i = 0; i < x.steps.size(); ++i) x.steps[i].number = static_cast<int>(i + 1);
+
+  // The alternatives: the textbook layout and the best plan of other layout families.
+  const int textbook_tp = [&] {
+    int t = 1;
+    for (int cand = 1; cand <= std::min(domain, model.heads); cand *= 2) {
+      if (model.heads % cand == 0 && cluster.gpus % cand == 0) t = cand;
     }
+    return t;
+  }();
+  if (!pins.tp && !pins.zero && (p.tp != textbook_tp || p.zero != 1)) {
+    const std::optional<Estimate> textbook = best_under(scenario, [&](ParallelConstraints& c) {
+      c.tp = textbook_tp;
+      c.zero = 1;
+    });
+    const std::string label = textbook ? layout_text(textbook->parallel) + " (the textbook layout: TP across the NVLink domain, the fewest stages that fit, distributed optimizer)"
+                                       : "TP " + num(textbook_tp) + " with the distributed optimizer (the textbook layout)";
+    x.alternatives.push_back(alternative(label, textbook, best, "does not fit"));
+  }
+  for (std::size_t i = 1; i < result.plans.size() && i <= 4; ++i) {
+    const Estimate& other = result.plans[i];
+    x.alternatives.push_back(alternative(layout_text(other.parallel), other, best, ""));
+  }
+  if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
+    Alternative a;
+    a.label = "pp = " + num(x.facts.smaller_pp);
+    a.verdict = "does not fit within the usable memory";
+    x.alternatives.push_back(a);
   }
 
-  std::string answer = "For " + model.name + " on " + std::to_string(cluster.gpus) + " " +
-                       cluster.gpu.name + ": " + big_bytes(states) + " of model states need at least " +
-                       std::to_string(min_gpus) + " GPUs per replica. Put TP = " + std::to_string(p.tp) +
-                       " inside each node, PP = " + std::to_string(p.pp) + " across nodes";
-  if (p.cp > 1) answer += ", CP = " + std::to_string(p.cp) + " for the long sequence";
-  if (p.ep > 1) answer += ", EP = " + std::to_string(p.ep) + " for the experts";
-  answer += ", and DP = " + std::to_string(p.dp) + " for the rest, with " + zero_text(p.zero) + ". ";
+  // The 30-second answer, from the same figures.
+  std::string answer = "For " + model.name + " on " + num(cluster.gpus) + " " + cluster.gpu.name + ": " +
+                       big_bytes(states) + " of model states need at least " + num(min_gpus) +
+                       " GPUs per replica before sharding. ";
+  answer += p.tp > 1 ? "Put TP = " + num(p.tp) + (tp_group.crosses_nodes() ? " (across NVLink domains)" : " inside each NVLink domain")
+                     : "No TP";
+  answer += p.pp > 1 ? ", PP = " + num(p.pp) + " across nodes" : ", no pipeline";
+  if (p.cp > 1) {
+    answer += ", CP = " + num(p.cp) +
+              (x.facts.cp1_fits ? " (" + pct(x.facts.cp1_slower) + " faster than without it)"
+                                : " (without it the sequence's activations do not fit)");
+  }
+  if (p.ep > 1) {
+    const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
+    answer += ", EP = " + num(p.ep) +
+              (ep_group.crosses_nodes() ? " across " + num(ep_group.nodes) + " NVLink domains"
+                                        : " inside one NVLink domain, so the all-to-all stays on NVLink");
+  }
+  answer += ", and DP = " + num(p.dp) + " for the rest, with " + zero_text(p.zero) + ". ";
   answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) + ". ";
   if (p.pp > 1) {
-    answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " +
-              pct(best.bubble_fraction) + ". ";
+    answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " + pct(best.bubble_fraction) +
+              " of the step. ";
   }
   answer += "Expect about " + seconds(best.step_time_s) + " per step and " + pct(best.mfu) + " MFU.";
-  for (const Alternative& a : x.alternatives) {
-    if (!a.feasible && a.label.rfind("pp = ", 0) == 0) {
-      answer += " (" + a.label + " " + a.verdict + ".)";
-    }
+  if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
+    answer += " (pp = " + num(x.facts.smaller_pp) + " does not fit.)";
   }
+  if (!capped.empty()) answer += " " + capped;
   x.thirty_second_answer = answer;
   return x;
 }

@@ -13,6 +13,20 @@
 
 namespace pplan {
 
+std::string capped_reason(const SearchResult& result, const SearchOptions& options) {
+  const SearchStats& s = result.stats;
+  if (!s.capped) return "";
+  const std::string why = s.capped_by == "time"
+                              ? "it ran out of its " + std::to_string(static_cast<int>(options.time_budget_s)) +
+                                    " s time budget"
+                              : "it scored its cap of " + std::to_string(options.max_configs) + " configurations";
+  return "The search stopped early: " + why + " at tp " + std::to_string(s.capped_at_tp) + ", cp " +
+         std::to_string(s.capped_at_cp) + ", pp " + std::to_string(s.capped_at_pp) +
+         " (it walks tp inside the NVLink domain first, then cp and pp from small to large), so "
+         "these are the best plans of those it reached, not necessarily of the whole space. Pin tp, "
+         "pp or cp to narrow it.";
+}
+
 std::vector<int> divisors(long long n) {
   std::vector<int> small, large;
   for (long long d = 1; d * d <= n; ++d) {

@@ -52,6 +52,11 @@ struct MethodFigures {
   double half_pp_model_states_bytes_per_gpu = 0;
   bool half_pp_fits = false;
   double distributed_optimizer_bytes_per_gpu = 0;  ///< 4Ψ/(t·p) + 12Ψ/(t·p·N)
+  /// The hand count for this plan's ZeRO stage: 16Ψ/(t·p) sharded as the plan shards (the
+  /// distributed optimizer 4 + 12/N, ZeRO-2 2 + 14/N, ZeRO-3 16/N bytes), plus activations;
+  /// `fits` judges this one, `total_bytes` stays the plain 16-byte figure of the worked example.
+  double plan_total_bytes = 0;
+  double bubble_ratio = 0;  ///< (p−1)/(v·m)
 };
 
 /// Everything pplan says about one complete parallel configuration.
@@ -62,7 +67,10 @@ struct Estimate {
   MemoryEstimate memory;
   StageSplit split;
   double microbatches = 0;
-  double bubble_fraction = 0;
+  double bubble_fraction = 0;  ///< share of the pipeline's time in the bubble, [0, 1)
+  double bubble_ratio = 0;     ///< bubble over ideal compute, (p−1)/(v·m) (the method's figure)
+  /// False when the grid does not tile the cluster: then no time, MFU or throughput is given.
+  bool timed = true;
   double step_time_s = 0;
   TimeBreakdown time;
   double model_flops_per_step = 0;

@@ -46,12 +46,14 @@ double gemm_s(double m, double n, double k, const Device& device, Precision prec
  * 16K tokens at d = 128); Dao 2023 (FlashAttention-2) on A100.
  */
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
-                                 double v_dim, bool causal, const Device& device);
+                                 double v_dim, bool causal, const Device& device, int chunks = 1);
 
 /// Backward of the same: 2.5× the forward FLOPs (dQ, dK, dV plus the recomputed scores; Dao
 /// 2023 §3.2) at attention_backward_ratio of the forward rate.
+/// `chunks`: the keys arrive in that many kernel calls (a context-parallel ring passes cp K/V
+/// chunks), each running at the rate of its keys/chunks, not of the whole sequence.
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
-                                  double v_dim, bool causal, const Device& device);
+                                  double v_dim, bool causal, const Device& device, int chunks = 1);
 
 /// Seconds to stream `bytes` through HBM at the measured share of its bandwidth.
 double stream_s(double bytes, const Device& device);

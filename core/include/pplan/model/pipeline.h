@@ -48,9 +48,16 @@ double recomputed_share(const ParallelConfig& parallel, int layers_on_stage);
 double microbatches(int global_batch, int dp, int micro_batch);
 
 /**
- * Pipeline bubble as a fraction of ideal compute time: (p−1)/(v·m).
+ * Pipeline bubble over the ideal compute time: (p−1)/(v·m), the method's figure.
  * Narayanan et al. 2021 §2.2.1 (1F1B) and §2.2.2 (interleaved divides it by v).
- * Example: p = 8, m = 96, v = 1 -> 7/96 = 0.0729.
+ * Example: p = 8, m = 96, v = 1 -> 7/96 = 0.0729. Above 1 when m < p − 1.
+ */
+double bubble_ratio(int pp, int vpp, double microbatches);
+
+/**
+ * Share of the pipeline's time spent idle in the bubble, a fraction in [0, 1):
+ * (p−1)/v of (m + (p−1)/v) stage times, i.e. (p−1)/(v·m + p − 1).
+ * Example: p = 8, m = 96, v = 1 -> 7/103 = 0.068.
  */
 double bubble_fraction(int pp, int vpp, double microbatches);
 

@@ -22,6 +22,13 @@ struct GroupPlacement {
 /// Both are saturated to [1, 2^30] (only inconsistent pinned configs come near).
 GroupPlacement place_ranks(long long stride, long long size, int gpus_per_node);
 
+/**
+ * Hosts of `group_gpus` GPUs that model replica 0 (data-parallel index 0) occupies in Megatron's
+ * rank order: each pipeline stage holds tp·cp adjacent ranks, stages tp·cp·dp ranks apart.
+ * Example: tp 2, pp 4, dp 2 on 8-GPU hosts: ranks 0,1,4,5,8,9,12,13, i.e. hosts 0 and 1 (2).
+ */
+long long replica_hosts(const ParallelConfig& parallel, int group_gpus);
+
 /// The gradient-reduction group: DP × CP ranks (Megatron's dp-cp group), stride tp.
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node);
 

@@ -72,6 +72,10 @@ bool simpler(const Estimate& a, const Estimate& b);
  */
 SearchResult search(const Scenario& scenario, const SearchOptions& options);
 
+/// Why a capped search's answer may not be the best of the whole space, and what to pin: one
+/// sentence for the plan JSON, the explanation, the report and the page.
+std::string capped_reason(const SearchResult& result, const SearchOptions& options);
+
 /// Positive divisors of n in increasing order.
 std::vector<int> divisors(long long n);
 
