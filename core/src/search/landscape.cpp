@@ -1,0 +1,326 @@
+#include "pplan/search/landscape.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "pplan/model/estimate.h"
+#include "pplan/model/pipeline.h"
+
+namespace pplan {
+
+namespace {
+
+std::vector<int> pinned_or(const std::optional<int>& pin, std::vector<int> candidates) {
+  if (!pin) return candidates;
+  return {*pin};
+}
+
+auto config_key(const ParallelConfig& p) {
+  return std::make_tuple(p.tp, p.pp, p.dp, p.cp, p.ep, p.vpp, p.micro_batch,
+                         int(p.sequence_parallel), int(p.recompute), p.zero, p.first_stage_layers,
+                         p.last_stage_layers);
+}
+
+/// Fastest first, then leanest, then the configuration itself: a total order.
+bool faster(const LandscapePoint& a, const LandscapePoint& b) {
+  if (a.step_time_s != b.step_time_s) return a.step_time_s < b.step_time_s;
+  if (a.memory_bytes != b.memory_bytes) return a.memory_bytes < b.memory_bytes;
+  return config_key(a.parallel) < config_key(b.parallel);
+}
+
+LandscapePoint point_of(const Estimate& e, int rank) {
+  LandscapePoint p;
+  p.parallel = e.parallel;
+  p.step_time_s = e.step_time_s;
+  p.memory_bytes = e.memory.total_bytes;
+  p.mfu = e.mfu;
+  p.bubble_fraction = e.bubble_fraction;
+  p.rank = rank;
+  return p;
+}
+
+/// `count` indices spread evenly over [0, size), first and last included.
+std::vector<std::size_t> spread(std::size_t size, std::size_t count) {
+  std::vector<std::size_t> out;
+  if (size == 0 || count == 0) return out;
+  if (count >= size) {
+    for (std::size_t i = 0; i < size; ++i) out.push_back(i);
+    return out;
+  }
+  if (count == 1) return {0};
+  for (std::size_t i = 0; i < count; ++i) out.push_back(i * (size - 1) / (count - 1));
+  return out;
+}
+
+/// The candidate configurations of the landscape's sampling rule (landscape.h).
+std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
+  std::vector<ParallelConfig> out;
+  const ParallelConstraints& pin = scenario.parallel;
+  const ModelSpec& model = scenario.model;
+  const long long gpus = scenario.cluster.gpus;
+  const int global_batch = scenario.training.global_batch;
+  const bool is_moe = model.moe && model.moe->experts > 0;
+  const std::vector<Recompute> recomputes =
+      pin.recompute ? std::vector<Recompute>{*pin.recompute}
+                    : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  const std::vector<int> zeros = pinned_or(pin.zero, {0, 1, 2, 3});
+  for (int tp : pinned_or(pin.tp, divisors(gpus))) {
+    if (tp < 1 || gpus % tp != 0) continue;
+    for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
+      if (cp < 1 || (gpus / tp) % cp != 0) continue;
+      for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
+        if (pp < 1 || (gpus / tp / cp) % pp != 0) continue;
+        ParallelConfig base;
+        base.tp = tp;
+        base.cp = cp;
+        base.pp = pp;
+        base.dp = static_cast<int>(gpus / tp / cp / pp);
+        if (pin.dp && *pin.dp != base.dp) continue;
+        if (global_batch % base.dp != 0) continue;
+        base.first_stage_layers = pin.first_stage_layers.value_or(0);
+        base.last_stage_layers = pin.last_stage_layers.value_or(0);
+        const StageSplit split =
+            split_layers(model.layers, pp, base.first_stage_layers, base.last_stage_layers);
+        if (first_structural_error(scenario, base, split)) continue;
+
+        std::vector<int> micro_batches = divisors(global_batch / base.dp);
+        if (micro_batches.size() > static_cast<std::size_t>(kLandscapeMicroBatches)) {
+          micro_batches.resize(kLandscapeMicroBatches);
+        }
+        micro_batches = pinned_or(pin.micro_batch, micro_batches);
+        std::vector<int> vpps{1};
+        if (pp > 1 && split.valid) {
+          const std::vector<int> units = divisors(std::max(split.units_per_stage, split.max_layers()));
+          for (auto v = units.rbegin(); v != units.rend(); ++v) {
+            if (*v > 1 && vpp_divides(split, *v)) {
+              vpps.push_back(*v);
+              break;
+            }
+          }
+        }
+        vpps = pinned_or(pin.vpp, vpps);
+        std::vector<int> eps{1};
+        if (is_moe) {
+          const long long dp_cp = 1LL * base.dp * cp;
+          for (int ep : divisors(model.moe->experts)) {
+            if (dp_cp % ep == 0) eps = {ep};
+          }
+        }
+        eps = pinned_or(pin.ep, eps);
+        const bool sp = tp > 1 && pin.sequence_parallel.value_or(true);
+        for (int mb : micro_batches) {
+          for (int vpp : vpps) {
+            for (int ep : eps) {
+              for (Recompute recompute : recomputes) {
+                for (int zero : zeros) {
+                  ParallelConfig p = base;
+                  p.micro_batch = mb;
+                  p.vpp = vpp;
+                  p.ep = ep;
+                  p.sequence_parallel = sp;
+                  p.recompute = recompute;
+                  p.zero = zero;
+                  out.push_back(p);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double>>& time_memory) {
+  std::vector<std::size_t> order(time_memory.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return time_memory[a] < time_memory[b];
+  });
+  // Sweep by step time: a point is on the front when it is leaner than everything faster.
+  std::vector<std::size_t> front;
+  for (std::size_t i : order) {
+    if (front.empty() || time_memory[i].second < time_memory[front.back()].second) {
+      front.push_back(i);
+    }
+  }
+  return front;
+}
+
+Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranked) {
+  Landscape out;
+  out.capacity_bytes = scenario.cluster.gpu.memory_bytes;
+  std::vector<ParallelConfig> candidates = sample_candidates(scenario);
+  out.candidates = static_cast<long long>(candidates.size());
+  std::vector<std::size_t> picked =
+      spread(candidates.size(), static_cast<std::size_t>(std::min<long long>(
+                                    out.candidates, kLandscapeMaxEvaluations)));
+
+  // Layer times depend on (tp, cp, ep, micro_batch, sp, recompute) only: compute each once.
+  std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
+  std::map<decltype(config_key(ParallelConfig{})), int> rank_of;
+  for (std::size_t r = 0; r < ranked.size(); ++r) rank_of.emplace(config_key(ranked[r].parallel), int(r));
+
+  std::vector<LandscapePoint> all;
+  std::vector<bool> ranked_seen(ranked.size(), false);
+  for (std::size_t index : picked) {
+    const ParallelConfig& p = candidates[index];
+    ++out.evaluated;
+    const std::array<int, 6> key{p.tp, p.cp, p.ep, p.micro_batch, int(p.sequence_parallel),
+                                 int(p.recompute)};
+    auto cached = layer_cache.find(key);
+    if (cached == layer_cache.end()) cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
+    EvaluateOptions fast;
+    fast.detailed = false;
+    fast.layer_times = &cached->second;
+    const Estimate e = evaluate(scenario, p, fast);
+    if (!e.feasible) continue;
+    const auto r = rank_of.find(config_key(p));
+    const int rank = r == rank_of.end() ? -1 : r->second;
+    if (rank >= 0) ranked_seen[rank] = true;
+    all.push_back(point_of(e, rank));
+  }
+  for (std::size_t r = 0; r < ranked.size(); ++r) {
+    if (!ranked_seen[r] && ranked[r].feasible) all.push_back(point_of(ranked[r], int(r)));
+  }
+  out.feasible = static_cast<long long>(all.size());
+  std::sort(all.begin(), all.end(), faster);
+
+  std::vector<std::pair<double, double>> pairs;
+  pairs.reserve(all.size());
+  for (const LandscapePoint& p : all) pairs.emplace_back(p.step_time_s, p.memory_bytes);
+  const std::vector<std::size_t> front = pareto_front(pairs);
+  for (std::size_t i : front) all[i].pareto = true;
+  out.pareto_points = static_cast<int>(front.size());
+
+  // Keep the ranked plans, then the front (spread when it alone would fill the plot), then an
+  // even spread of the rest over step time.
+  std::vector<bool> keep(all.size(), false);
+  std::size_t kept = 0;
+  auto take = [&](std::size_t i) {
+    if (!keep[i] && kept < static_cast<std::size_t>(kLandscapeMaxPoints)) {
+      keep[i] = true;
+      ++kept;
+    }
+  };
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].rank >= 0) take(i);
+  }
+  for (std::size_t f : spread(front.size(), kLandscapeMaxPoints / 2)) take(front[f]);
+  std::vector<std::size_t> rest;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!keep[i]) rest.push_back(i);
+  }
+  for (std::size_t r : spread(rest.size(), kLandscapeMaxPoints - kept)) take(rest[r]);
+  // The kept points get the figures the plan command would report (MFU needs the detailed pass).
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!keep[i]) continue;
+    const Estimate e = all[i].rank >= 0 ? ranked[all[i].rank] : evaluate(scenario, all[i].parallel);
+    LandscapePoint p = point_of(e, all[i].rank);
+    p.pareto = all[i].pareto;
+    out.points.push_back(p);
+  }
+  return out;
+}
+
+std::vector<long long> scaling_gpu_counts(long long gpus, int gpus_per_node) {
+  std::vector<long long> counts;
+  const long long node = std::max(1, gpus_per_node);
+  for (int k = -3; k <= 3; ++k) {
+    long long n = gpus;
+    if (k < 0) {
+      const double scaled = static_cast<double>(gpus) / static_cast<double>(1LL << -k);
+      n = std::max(node, static_cast<long long>(std::llround(scaled / static_cast<double>(node))) * node);
+      if (n >= gpus) continue;
+    } else if (k > 0) {
+      if (gpus > kSweepMaxGpus >> k) continue;
+      n = gpus << k;
+    }
+    if (n < 1 || n > kSweepMaxGpus) continue;
+    if (std::find(counts.begin(), counts.end(), n) == counts.end()) counts.push_back(n);
+  }
+  std::sort(counts.begin(), counts.end());
+  return counts;
+}
+
+namespace {
+
+/// The scenario on `gpus` GPUs, dp free (it follows the count).
+Scenario on_gpus(const Scenario& scenario, long long gpus) {
+  Scenario s = scenario;
+  s.cluster.gpus = static_cast<int>(gpus);
+  s.parallel.dp.reset();
+  return s;
+}
+
+std::optional<Estimate> best_plan(const Scenario& scenario, SearchStats* stats = nullptr) {
+  SearchOptions options;
+  options.top = 1;
+  SearchResult result = search(scenario, options);
+  if (stats) *stats = result.stats;
+  if (result.plans.empty()) return std::nullopt;
+  return std::move(result.plans.front());
+}
+
+}  // namespace
+
+std::vector<ScalingPoint> scaling_sweep(const Scenario& scenario) {
+  std::vector<ScalingPoint> out;
+  for (long long gpus : scaling_gpu_counts(scenario.cluster.gpus, scenario.cluster.gpus_per_node)) {
+    ScalingPoint point;
+    point.gpus = gpus;
+    SearchStats stats;
+    point.plan = best_plan(on_gpus(scenario, gpus), &stats);
+    if (!point.plan) {
+      // The most frequent reason; ties go to the first code in order (the map is sorted).
+      for (const auto& kv : stats.rejected_by_reason) {
+        if (kv.second > point.rejected) {
+          point.reason = kv.first;
+          point.rejected = kv.second;
+        }
+      }
+      if (point.reason.empty()) point.reason = "plan.infeasible";
+    }
+    out.push_back(std::move(point));
+  }
+  return out;
+}
+
+NearestGpuCounts nearest_gpu_counts(const Scenario& scenario) {
+  NearestGpuCounts out;
+  const long long gpus = scenario.cluster.gpus;
+  const long long step = gpus >= scenario.cluster.gpus_per_node ? std::max(1, scenario.cluster.gpus_per_node) : 1;
+  long long below = (gpus - 1) / step * step;              // largest multiple below
+  long long above = (gpus / step + 1) * step;              // smallest multiple above
+  while (out.searched < kNearestMaxSearches) {
+    const bool below_open = !out.below && below >= 1;
+    const bool above_open = !out.above && above <= kSweepMaxGpus;
+    if (!below_open && !above_open) break;
+    const bool go_below = below_open && (!above_open || gpus - below <= above - gpus);
+    const long long n = go_below ? below : above;
+    ++out.searched;
+    std::optional<Estimate> plan = best_plan(on_gpus(scenario, n));
+    if (go_below) {
+      if (plan) {
+        out.below = std::move(plan);
+        out.below_gpus = n;
+      }
+      below -= step;
+    } else {
+      if (plan) {
+        out.above = std::move(plan);
+        out.above_gpus = n;
+      }
+      above += step;
+    }
+  }
+  return out;
+}
+
+}  // namespace pplan
