@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/scenario_files.h"
 #include "pplan/io/api.h"
 #include "pplan/model/estimate.h"
-#include "../support/scenario_files.h"
 
 namespace pplan {
 namespace {
@@ -31,7 +31,9 @@ constexpr const char* kDataParallelOnly = R"({"tp": 1, "pp": 1, "cp": 1})";
 std::string tiny_text(const std::string& parallel = kDataParallelOnly) {
   return std::string(kTiny) + parallel + "}";
 }
-Scenario tiny(const std::string& parallel = kDataParallelOnly) { return scenario_from(tiny_text(parallel)); }
+Scenario tiny(const std::string& parallel = kDataParallelOnly) {
+  return scenario_from(tiny_text(parallel));
+}
 
 TEST(ParetoFront, KeepsThePointsNothingDominates) {
   // (2, 5) twice: the first copy only; (3, 7) is beaten by (2, 5) in both; (1, 9) is fastest,
@@ -87,7 +89,8 @@ TEST(ScalingSweep, DpFollowsTheCountUntilTheBatchRunsOut) {
 }
 
 TEST(ScalingSweep, APinnedDpDoesNotStopTheSweep) {
-  const std::vector<ScalingPoint> sweep = scaling_sweep(tiny(R"({"tp": 1, "pp": 1, "cp": 1, "dp": 16})"));
+  const std::vector<ScalingPoint> sweep =
+      scaling_sweep(tiny(R"({"tp": 1, "pp": 1, "cp": 1, "dp": 16})"));
   ASSERT_TRUE(sweep[0].plan.has_value());
   EXPECT_EQ(sweep[0].plan->parallel.dp, 8);
 }
@@ -201,7 +204,9 @@ TEST(NearestGpuCounts, StopsAtTheBudget) {
   EXPECT_EQ(n.searched, kNearestMaxSearches);
 }
 
-nlohmann::json request(const std::string& text) { return nlohmann::json::parse(handle_request(text)); }
+nlohmann::json request(const std::string& text) {
+  return nlohmann::json::parse(handle_request(text));
+}
 
 TEST(LandscapeApi, CommandsAndOptionAnswerInTheDocumentedShapes) {
   const std::string scenario = tiny_text();
@@ -244,8 +249,9 @@ TEST(LandscapeApi, CommandsAndOptionAnswerInTheDocumentedShapes) {
 }
 
 TEST(LandscapeApi, IsDeterministic) {
-  const std::string text = R"({"command": "landscape", "scenario": )" +
-                           testing::read_text(testing::source_path("examples/mixtral-8x7b-256-h100.json")) + "}";
+  const std::string text =
+      R"({"command": "landscape", "scenario": )" +
+      testing::read_text(testing::source_path("examples/mixtral-8x7b-256-h100.json")) + "}";
   EXPECT_EQ(handle_request(text), handle_request(text));
 }
 

@@ -120,7 +120,9 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
       ordered_json nearest = ordered_json::array();
       for (const Estimate& e : result.nearest_infeasible) nearest.push_back(estimate_to_json(e, scenario));
       j["nearest_infeasible"] = nearest;
-      if (options.nearest_gpus) j["nearest_gpus"] = nearest_gpus_to_json(nearest_gpu_counts(scenario), scenario);
+      if (options.nearest_gpus) {
+        j["nearest_gpus"] = nearest_gpus_to_json(nearest_gpu_counts(scenario), scenario);
+      }
     }
     j["explanation"] = explanation_to_json(explain(scenario, result));
     return j;
@@ -233,7 +235,10 @@ std::string handle_request(std::string_view request_json) noexcept {
         }
         options.top = it->get<int>();
       } else if (key == "nearest_gpus") {
-        if (!it->is_boolean()) throw InputError("schema.wrong_type", "/nearest_gpus", "/nearest_gpus must be true or false");
+        if (!it->is_boolean()) {
+          throw InputError("schema.wrong_type", "/nearest_gpus",
+                           "/nearest_gpus must be true or false");
+        }
         options.nearest_gpus = it->get<bool>();
       } else if (key == "format") {
         if (!it->is_string()) throw InputError("schema.wrong_type", "/format", "/format must be a string");

@@ -22,7 +22,8 @@ ordered_json plan_figures(const Estimate& e, const Scenario& scenario) {
   return j;
 }
 
-ordered_json count_and_plan(long long gpus, const std::optional<Estimate>& plan, const Scenario& scenario) {
+ordered_json count_and_plan(long long gpus, const std::optional<Estimate>& plan,
+                            const Scenario& scenario) {
   if (!plan) return nullptr;
   return {{"gpus", gpus}, {"plan", plan_figures(*plan, scenario)}};
 }
@@ -69,8 +70,9 @@ ordered_json scaling_to_json(const std::vector<ScalingPoint>& sweep, const Scena
   ordered_json j;
   j["gpu_counts"] = std::move(counts);
   j["points"] = std::move(points);
-  j["token_budget"] = scenario.training.token_budget > 0 ? ordered_json(scenario.training.token_budget)
-                                                          : ordered_json(nullptr);
+  j["token_budget"] = scenario.training.token_budget > 0
+                          ? ordered_json(scenario.training.token_budget)
+                          : ordered_json(nullptr);
   return j;
 }
 

@@ -13,7 +13,8 @@ namespace pplan {
 
 namespace {
 
-std::vector<int> pinned_or(const std::optional<int>& pin, std::vector<int> candidates) {
+/// The pinned value alone, else every candidate (evaluate() judges a pin the grid cannot take).
+std::vector<int> pin_or_candidates(const std::optional<int>& pin, std::vector<int> candidates) {
   if (!pin) return candidates;
   return {*pin};
 }
@@ -64,14 +65,15 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
   const int global_batch = scenario.training.global_batch;
   const bool is_moe = model.moe && model.moe->experts > 0;
   const std::vector<Recompute> recomputes =
-      pin.recompute ? std::vector<Recompute>{*pin.recompute}
-                    : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
-  const std::vector<int> zeros = pinned_or(pin.zero, {0, 1, 2, 3});
-  for (int tp : pinned_or(pin.tp, divisors(gpus))) {
+      pin.recompute
+          ? std::vector<Recompute>{*pin.recompute}
+          : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  const std::vector<int> zeros = pin_or_candidates(pin.zero, {0, 1, 2, 3});
+  for (int tp : pin_or_candidates(pin.tp, divisors(gpus))) {
     if (tp < 1 || gpus % tp != 0) continue;
-    for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
+    for (int cp : pin_or_candidates(pin.cp, divisors(gpus / tp))) {
       if (cp < 1 || (gpus / tp) % cp != 0) continue;
-      for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
+      for (int pp : pin_or_candidates(pin.pp, divisors(gpus / tp / cp))) {
         if (pp < 1 || (gpus / tp / cp) % pp != 0) continue;
         ParallelConfig base;
         base.tp = tp;
@@ -90,10 +92,11 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
         if (micro_batches.size() > static_cast<std::size_t>(kLandscapeMicroBatches)) {
           micro_batches.resize(kLandscapeMicroBatches);
         }
-        micro_batches = pinned_or(pin.micro_batch, micro_batches);
+        micro_batches = pin_or_candidates(pin.micro_batch, micro_batches);
         std::vector<int> vpps{1};
         if (pp > 1 && split.valid) {
-          const std::vector<int> units = divisors(std::max(split.units_per_stage, split.max_layers()));
+          const std::vector<int> units =
+              divisors(std::max(split.units_per_stage, split.max_layers()));
           for (auto v = units.rbegin(); v != units.rend(); ++v) {
             if (*v > 1 && vpp_divides(split, *v)) {
               vpps.push_back(*v);
@@ -101,7 +104,7 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
             }
           }
         }
-        vpps = pinned_or(pin.vpp, vpps);
+        vpps = pin_or_candidates(pin.vpp, vpps);
         std::vector<int> eps{1};
         if (is_moe) {
           const long long dp_cp = 1LL * base.dp * cp;
@@ -109,7 +112,7 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
             if (dp_cp % ep == 0) eps = {ep};
           }
         }
-        eps = pinned_or(pin.ep, eps);
+        eps = pin_or_candidates(pin.ep, eps);
         const bool sp = tp > 1 && pin.sequence_parallel.value_or(true);
         for (int mb : micro_batches) {
           for (int vpp : vpps) {
@@ -140,9 +143,8 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
 std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double>>& time_memory) {
   std::vector<std::size_t> order(time_memory.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return time_memory[a] < time_memory[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return time_memory[a] < time_memory[b]; });
   // Sweep by step time: a point is on the front when it is leaner than everything faster.
   std::vector<std::size_t> front;
   for (std::size_t i : order) {
@@ -158,24 +160,26 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
   out.capacity_bytes = scenario.cluster.gpu.memory_bytes;
   std::vector<ParallelConfig> candidates = sample_candidates(scenario);
   out.candidates = static_cast<long long>(candidates.size());
-  std::vector<std::size_t> picked =
-      spread(candidates.size(), static_cast<std::size_t>(std::min<long long>(
-                                    out.candidates, kLandscapeMaxEvaluations)));
+  std::vector<std::size_t> picked = spread(
+      candidates.size(),
+      static_cast<std::size_t>(std::min<long long>(out.candidates, kLandscapeMaxEvaluations)));
 
   // Layer times depend on (tp, cp, ep, micro_batch, sp, recompute) only: compute each once.
   std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
   std::map<decltype(config_key(ParallelConfig{})), int> rank_of;
-  for (std::size_t r = 0; r < ranked.size(); ++r) rank_of.emplace(config_key(ranked[r].parallel), int(r));
+  for (std::size_t r = 0; r < ranked.size(); ++r)
+    rank_of.emplace(config_key(ranked[r].parallel), int(r));
 
   std::vector<LandscapePoint> all;
   std::vector<bool> ranked_seen(ranked.size(), false);
   for (std::size_t index : picked) {
     const ParallelConfig& p = candidates[index];
     ++out.evaluated;
-    const std::array<int, 6> key{p.tp, p.cp, p.ep, p.micro_batch, int(p.sequence_parallel),
-                                 int(p.recompute)};
+    const std::array<int, 6> key{
+        p.tp, p.cp, p.ep, p.micro_batch, int(p.sequence_parallel), int(p.recompute)};
     auto cached = layer_cache.find(key);
-    if (cached == layer_cache.end()) cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
+    if (cached == layer_cache.end())
+      cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
     EvaluateOptions fast;
     fast.detailed = false;
     fast.layer_times = &cached->second;
@@ -236,7 +240,8 @@ std::vector<long long> scaling_gpu_counts(long long gpus, int gpus_per_node) {
     long long n = gpus;
     if (k < 0) {
       const double scaled = static_cast<double>(gpus) / static_cast<double>(1LL << -k);
-      n = std::max(node, static_cast<long long>(std::llround(scaled / static_cast<double>(node))) * node);
+      n = std::max(node,
+                   static_cast<long long>(std::llround(scaled / static_cast<double>(node))) * node);
       if (n >= gpus) continue;
     } else if (k > 0) {
       if (gpus > kSweepMaxGpus >> k) continue;
@@ -295,9 +300,10 @@ std::vector<ScalingPoint> scaling_sweep(const Scenario& scenario) {
 NearestGpuCounts nearest_gpu_counts(const Scenario& scenario) {
   NearestGpuCounts out;
   const long long gpus = scenario.cluster.gpus;
-  const long long step = gpus >= scenario.cluster.gpus_per_node ? std::max(1, scenario.cluster.gpus_per_node) : 1;
-  long long below = (gpus - 1) / step * step;              // largest multiple below
-  long long above = (gpus / step + 1) * step;              // smallest multiple above
+  const long long step =
+      gpus >= scenario.cluster.gpus_per_node ? std::max(1, scenario.cluster.gpus_per_node) : 1;
+  long long below = (gpus - 1) / step * step;  // largest multiple below
+  long long above = (gpus / step + 1) * step;  // smallest multiple above
   while (out.searched < kNearestMaxSearches) {
     const bool below_open = !out.below && below >= 1;
     const bool above_open = !out.above && above <= kSweepMaxGpus;

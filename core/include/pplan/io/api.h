@@ -19,8 +19,8 @@
 /// same "top" (0 = the recommended plan), "pareto" marks the front of step time against memory.
 /// scaling -> {"scaling": {"gpu_counts": [...], "points": [{"gpus", "plan": {...} | null,
 /// "reason": code | null, "rejected"}], "token_budget": x | null}}: the search's best plan at
-/// gpus·2^k, k = −3…3 (at most kScalingMaxCounts = 7 counts), same pins except dp; no plan gives
-/// the most frequent rejection code and how many configurations it rejected.
+/// gpus·2^k, k = −3…3 (at most kScalingMaxCounts = 7 counts), same pins except dp; no plan
+/// gives the most frequent rejection code and how many configurations it rejected.
 /// layout_view -> {"parallel": {...}, "view": {...}} for the plan a launch configures (the
 /// complete pinned tp and pp, else the search's best): replica 0's nodes (at most
 /// kLayoutViewMaxRows rows, the middle of a long replica collapsed into {"collapsed_nodes"}),

@@ -11,9 +11,11 @@ namespace pplan {
 nlohmann::ordered_json landscape_to_json(const Landscape& landscape);
 
 /// {"gpu_counts": [...], "points": [{gpus, plan: {...}|null, reason, rejected}]}.
-nlohmann::ordered_json scaling_to_json(const std::vector<ScalingPoint>& sweep, const Scenario& scenario);
+nlohmann::ordered_json scaling_to_json(const std::vector<ScalingPoint>& sweep,
+                                       const Scenario& scenario);
 
 /// {"below": {gpus, plan}|null, "above": {gpus, plan}|null, "searched": n, "max_searches": n}.
-nlohmann::ordered_json nearest_gpus_to_json(const NearestGpuCounts& nearest, const Scenario& scenario);
+nlohmann::ordered_json nearest_gpus_to_json(const NearestGpuCounts& nearest,
+                                            const Scenario& scenario);
 
 }  // namespace pplan

@@ -30,17 +30,20 @@ struct LandscapePoint {
   double memory_bytes = 0;  ///< fullest stage
   double mfu = 0;
   double bubble_fraction = 0;
-  bool pareto = false;  ///< no other feasible point is at least as fast and as lean, and better in one
-  int rank = -1;        ///< index in the search's ranked plans (0 = the recommended plan), else -1
+  bool pareto =
+      false;      ///< no other feasible point is at least as fast and as lean, and better in one
+  int rank = -1;  ///< index in the search's ranked plans (0 = the recommended plan), else -1
 };
 
 /// A bounded, deterministic sample of the feasible configurations of a scenario.
 struct Landscape {
-  std::vector<LandscapePoint> points;  ///< feasible only, fastest first; at most kLandscapeMaxPoints
+  std::vector<LandscapePoint>
+      points;                ///< feasible only, fastest first; at most kLandscapeMaxPoints
   long long candidates = 0;  ///< configurations the sampling rule names (before the stride)
   long long evaluated = 0;   ///< configurations evaluated (at most kLandscapeMaxEvaluations)
   long long feasible = 0;    ///< of them, feasible (plus the search's plans not in the sample)
-  int pareto_points = 0;     ///< size of the whole front (all of it is in `points` unless it is larger than half the limit)
+  int pareto_points = 0;  ///< size of the whole front (all of it is in `points` unless it is larger
+                          ///< than half the limit)
   double capacity_bytes = 0;  ///< the GPU's memory (physical HBM), for the plot's limit line
 };
 
