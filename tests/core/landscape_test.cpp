@@ -257,3 +257,27 @@ TEST(LandscapeApi, IsDeterministic) {
 
 }  // namespace
 }  // namespace pplan
+
+namespace pplan {
+namespace {
+
+// The parser's near-limit space of HugeInputs (720720 GPUs, 55440 experts, 5040 layers, a batch
+// with 768 divisors): the sample names 250,380 configurations and evaluates at most 60,000;
+// the sweep stops below 2^20 GPUs (720720 · 2 is over it).
+TEST(LandscapeHugeInputs, StaysWithinItsBounds) {
+  const Scenario s = testing::scenario_from(
+      R"({"model":{"layers":5040,"hidden":5040,"heads":5040,"ffn_hidden":20160,"vocab":32000,
+          "activation":"swiglu","moe":{"experts":55440,"top_k":2,"expert_ffn_hidden":512}},
+          "cluster":{"gpu":"h100-sxm","gpus":720720,"gpus_per_node":8},
+          "training":{"seq_len":2048,"global_batch":73513440}})");
+  const Landscape l = landscape(s, {});
+  EXPECT_GT(l.candidates, kLandscapeMaxEvaluations);
+  EXPECT_EQ(l.evaluated, kLandscapeMaxEvaluations);
+  EXPECT_LE(static_cast<int>(l.points.size()), kLandscapeMaxPoints);
+  // To whole nodes of 8: 720720/8 = 90090 = 11261.25 nodes -> 11261 (90088); /4 = 180180 =
+  // 22522.5 nodes -> 22523 (180184, half rounds up); /2 = 360360 = 45045 nodes. 2·720720 > 2^20.
+  EXPECT_EQ(scaling_gpu_counts(720720, 8), (std::vector<long long>{90088, 180184, 360360, 720720}));
+}
+
+}  // namespace
+}  // namespace pplan

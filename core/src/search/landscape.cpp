@@ -56,26 +56,48 @@ std::vector<std::size_t> spread(std::size_t size, std::size_t count) {
   return out;
 }
 
-/// The candidate configurations of the landscape's sampling rule (landscape.h).
-std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
-  std::vector<ParallelConfig> out;
+/// One (tp, cp, pp) grid of the sampling rule and the values it samples of the other fields.
+struct SampleGrid {
+  ParallelConfig base;  ///< tp, cp, pp, dp and the pinned stage split
+  std::vector<int> micro_batches, vpps, eps;
+  long long count = 0;  ///< configurations: the product of every sampled field's values
+};
+
+/// The `count` smallest divisors of n, ascending (the micro-batch sizes a grid samples).
+std::vector<int> smallest_divisors(long long n, int count) {
+  std::vector<int> small;
+  std::vector<int> large;  // n / d for the small d, descending
+  for (long long d = 1; d * d <= n && static_cast<int>(small.size()) < count; ++d) {
+    if (n % d == 0) {
+      small.push_back(static_cast<int>(d));
+      if (d * d != n) large.push_back(static_cast<int>(n / d));
+    }
+  }
+  for (auto it = large.rbegin(); it != large.rend() && static_cast<int>(small.size()) < count;
+       ++it) {
+    if (*it > small.back()) small.push_back(*it);
+  }
+  return small;
+}
+
+/// The grids of the landscape's sampling rule (landscape.h), without their configurations,
+/// which are decoded only for the indices the stride picks (the space may be millions).
+std::vector<SampleGrid> sample_grids(const Scenario& scenario, std::size_t field_values) {
+  std::vector<SampleGrid> grids;
   const ParallelConstraints& pin = scenario.parallel;
   const ModelSpec& model = scenario.model;
   const long long gpus = scenario.cluster.gpus;
   const int global_batch = scenario.training.global_batch;
   const bool is_moe = model.moe && model.moe->experts > 0;
-  const std::vector<Recompute> recomputes =
-      pin.recompute
-          ? std::vector<Recompute>{*pin.recompute}
-          : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
-  const std::vector<int> zeros = pin_or_candidates(pin.zero, {0, 1, 2, 3});
+  std::map<int, std::vector<int>> micro_batches_of_dp;  // dp repeats across grids
   for (int tp : pin_or_candidates(pin.tp, divisors(gpus))) {
     if (tp < 1 || gpus % tp != 0) continue;
     for (int cp : pin_or_candidates(pin.cp, divisors(gpus / tp))) {
       if (cp < 1 || (gpus / tp) % cp != 0) continue;
       for (int pp : pin_or_candidates(pin.pp, divisors(gpus / tp / cp))) {
         if (pp < 1 || (gpus / tp / cp) % pp != 0) continue;
-        ParallelConfig base;
+        SampleGrid g;
+        ParallelConfig& base = g.base;
         base.tp = tp;
         base.cp = cp;
         base.pp = pp;
@@ -84,58 +106,46 @@ std::vector<ParallelConfig> sample_candidates(const Scenario& scenario) {
         if (global_batch % base.dp != 0) continue;
         base.first_stage_layers = pin.first_stage_layers.value_or(0);
         base.last_stage_layers = pin.last_stage_layers.value_or(0);
+        base.sequence_parallel = tp > 1 && pin.sequence_parallel.value_or(true);
         const StageSplit split =
             split_layers(model.layers, pp, base.first_stage_layers, base.last_stage_layers);
         if (first_structural_error(scenario, base, split)) continue;
 
-        std::vector<int> micro_batches = divisors(global_batch / base.dp);
-        if (micro_batches.size() > static_cast<std::size_t>(kLandscapeMicroBatches)) {
-          micro_batches.resize(kLandscapeMicroBatches);
+        auto cached = micro_batches_of_dp.find(base.dp);
+        if (cached == micro_batches_of_dp.end()) {
+          cached = micro_batches_of_dp
+                       .emplace(base.dp,
+                                smallest_divisors(global_batch / base.dp, kLandscapeMicroBatches))
+                       .first;
         }
-        micro_batches = pin_or_candidates(pin.micro_batch, micro_batches);
-        std::vector<int> vpps{1};
+        g.micro_batches = pin_or_candidates(pin.micro_batch, cached->second);
+        g.vpps = {1};
         if (pp > 1 && split.valid) {
           const std::vector<int> units =
               divisors(std::max(split.units_per_stage, split.max_layers()));
           for (auto v = units.rbegin(); v != units.rend(); ++v) {
             if (*v > 1 && vpp_divides(split, *v)) {
-              vpps.push_back(*v);
+              g.vpps.push_back(*v);
               break;
             }
           }
         }
-        vpps = pin_or_candidates(pin.vpp, vpps);
-        std::vector<int> eps{1};
+        g.vpps = pin_or_candidates(pin.vpp, g.vpps);
+        g.eps = {1};
         if (is_moe) {
           const long long dp_cp = 1LL * base.dp * cp;
           for (int ep : divisors(model.moe->experts)) {
-            if (dp_cp % ep == 0) eps = {ep};
+            if (dp_cp % ep == 0) g.eps = {ep};
           }
         }
-        eps = pin_or_candidates(pin.ep, eps);
-        const bool sp = tp > 1 && pin.sequence_parallel.value_or(true);
-        for (int mb : micro_batches) {
-          for (int vpp : vpps) {
-            for (int ep : eps) {
-              for (Recompute recompute : recomputes) {
-                for (int zero : zeros) {
-                  ParallelConfig p = base;
-                  p.micro_batch = mb;
-                  p.vpp = vpp;
-                  p.ep = ep;
-                  p.sequence_parallel = sp;
-                  p.recompute = recompute;
-                  p.zero = zero;
-                  out.push_back(p);
-                }
-              }
-            }
-          }
-        }
+        g.eps = pin_or_candidates(pin.ep, g.eps);
+        g.count = static_cast<long long>(g.micro_batches.size() * g.vpps.size() * g.eps.size() *
+                                         field_values);
+        grids.push_back(std::move(g));
       }
     }
   }
-  return out;
+  return grids;
 }
 
 }  // namespace
@@ -158,28 +168,56 @@ std::vector<std::size_t> pareto_front(const std::vector<std::pair<double, double
 Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranked) {
   Landscape out;
   out.capacity_bytes = scenario.cluster.gpu.memory_bytes;
-  std::vector<ParallelConfig> candidates = sample_candidates(scenario);
-  out.candidates = static_cast<long long>(candidates.size());
-  std::vector<std::size_t> picked = spread(
-      candidates.size(),
-      static_cast<std::size_t>(std::min<long long>(out.candidates, kLandscapeMaxEvaluations)));
+  const ParallelConstraints& pin = scenario.parallel;
+  const std::vector<Recompute> recomputes =
+      pin.recompute
+          ? std::vector<Recompute>{*pin.recompute}
+          : std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  const std::vector<int> zeros = pin_or_candidates(pin.zero, {0, 1, 2, 3});
+  const std::vector<SampleGrid> grids = sample_grids(scenario, recomputes.size() * zeros.size());
+  std::vector<long long> first_of_grid;  // index of each grid's first configuration
+  for (const SampleGrid& g : grids) {
+    first_of_grid.push_back(out.candidates);
+    out.candidates += g.count;
+  }
+  const std::vector<std::size_t> picked =
+      spread(static_cast<std::size_t>(out.candidates),
+             static_cast<std::size_t>(std::min(out.candidates, kLandscapeMaxEvaluations)));
 
   // Layer times depend on (tp, cp, ep, micro_batch, sp, recompute) only: compute each once.
   std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
   std::map<decltype(config_key(ParallelConfig{})), int> rank_of;
-  for (std::size_t r = 0; r < ranked.size(); ++r)
+  for (std::size_t r = 0; r < ranked.size(); ++r) {
     rank_of.emplace(config_key(ranked[r].parallel), int(r));
+  }
 
   std::vector<LandscapePoint> all;
   std::vector<bool> ranked_seen(ranked.size(), false);
   for (std::size_t index : picked) {
-    const ParallelConfig& p = candidates[index];
+    // Decode the index: its grid, then mixed-radix over (micro-batch, vpp, ep, recompute, zero).
+    const auto at = std::upper_bound(first_of_grid.begin(), first_of_grid.end(),
+                                     static_cast<long long>(index)) -
+                    1;
+    const SampleGrid& g = grids[static_cast<std::size_t>(at - first_of_grid.begin())];
+    long long rest = static_cast<long long>(index) - *at;
+    ParallelConfig p = g.base;
+    p.zero = zeros[static_cast<std::size_t>(rest % static_cast<long long>(zeros.size()))];
+    rest /= static_cast<long long>(zeros.size());
+    p.recompute =
+        recomputes[static_cast<std::size_t>(rest % static_cast<long long>(recomputes.size()))];
+    rest /= static_cast<long long>(recomputes.size());
+    p.ep = g.eps[static_cast<std::size_t>(rest % static_cast<long long>(g.eps.size()))];
+    rest /= static_cast<long long>(g.eps.size());
+    p.vpp = g.vpps[static_cast<std::size_t>(rest % static_cast<long long>(g.vpps.size()))];
+    rest /= static_cast<long long>(g.vpps.size());
+    p.micro_batch = g.micro_batches[static_cast<std::size_t>(rest)];
     ++out.evaluated;
     const std::array<int, 6> key{
         p.tp, p.cp, p.ep, p.micro_batch, int(p.sequence_parallel), int(p.recompute)};
     auto cached = layer_cache.find(key);
-    if (cached == layer_cache.end())
+    if (cached == layer_cache.end()) {
       cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
+    }
     EvaluateOptions fast;
     fast.detailed = false;
     fast.layer_times = &cached->second;
