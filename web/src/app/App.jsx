@@ -15,7 +15,7 @@ import { TimeBreakdown } from '../components/TimeBreakdown.jsx';
 import { plansToMarkdown } from '../state/markdown.js';
 import { fmtCapacity, fmtGb, fmtSeconds, fmtShare } from '../state/format.js';
 import { humanError, plural } from '../state/messages.js';
-import { SCENARIO_DEFAULTS, typed } from '../state/scenario.js';
+import { UNPINNED, isPinned, typed, withDefault as or } from '../state/scenario.js';
 import { lazyComponent } from './lazy.js';
 
 // Not needed for the first plan: their own chunks, loaded when first shown.
@@ -32,7 +32,6 @@ const PipelineTimeline = lazyComponent(() => import('../components/PipelineTimel
 const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch'], ['report', 'Design report']];
 const PUSH = { history: 'push' };
 
-const or = (state, key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
 
 function modelSpecOf(state, presets) {
   const model = or(state, 'model');
@@ -151,6 +150,7 @@ function Results({ store, compact }) {
           {!compact ? (
             <>
               <ScatterPlot landscape={store.landscape.value} selectedRank={sel}
+                           pinned={isPinned(state)} onUnpinAll={() => fix(UNPINNED)}
                            onSelect={(i) => store.update({ sel: String(i) }, PUSH)}
                            onPin={(p) => fix({ tp: String(p.tp), pp: String(p.pp), dp: String(p.dp), cp: String(p.cp), ep: String(p.ep),
                              vpp: String(p.vpp), mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />

@@ -2,9 +2,7 @@
 // engine found, the pins that block, or a free search). Codes only in a details line.
 import { layoutText } from './PlanSummary.jsx';
 import { FIELD_LABELS, pinsToRelease, plural, reasonText } from '../state/messages.js';
-import { PARALLEL_KEYS } from '../state/scenario.js';
-
-const UNPINNED = Object.fromEntries(PARALLEL_KEYS.map((k) => [k, '']));
+import { UNPINNED, isPinned } from '../state/scenario.js';
 
 export function NothingFits({ response, state, onFix }) {
   const search = response.search || { rejected_by_reason: {}, configs_evaluated: 0 };
@@ -13,7 +11,7 @@ export function NothingFits({ response, state, onFix }) {
   const closestCodes = closest ? closest.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code) : [];
   const release = pinsToRelease([...closestCodes, ...reasons.map(([code]) => code)], state);
   const nearest = response.nearest_gpus || {};
-  const pinned = PARALLEL_KEYS.some((k) => state[k] !== '');
+  const pinned = isPinned(state);
   const gpuFix = (side) => nearest[side] ? (
     <button type="button" class="primary" data-testid={`use-gpus-${side}`} onClick={() => onFix({ gpus: String(nearest[side].gpus) })}>
       Use {nearest[side].gpus.toLocaleString('en-US')} GPUs <span class="btn-sub">({layoutText(nearest[side].plan.parallel)})</span>
@@ -24,7 +22,7 @@ export function NothingFits({ response, state, onFix }) {
       <p>{closest && closestCodes.length
         ? `The closest configuration fails because ${closestCodes.map(reasonText).join(', and ')}.`
         : 'Every configuration the search tried fails.'}
-        {reasons.length ? ` Of ${plural(search.configs_evaluated, 'configuration')} tried, ${reasons.slice(0, 3).map(([code, n]) => `${n.toLocaleString('en-US')} ${n === 1 ? 'fails' : 'fail'} because ${reasonText(code)}`).join('; ')}.` : ''}</p>
+        {reasons.length && search.configs_evaluated > 1 ? ` Of ${plural(search.configs_evaluated, 'configuration')} tried, ${reasons.slice(0, 3).map(([code, n]) => `${n.toLocaleString('en-US')} ${n === 1 ? 'fails' : 'fail'} because ${reasonText(code)}`).join('; ')}.` : ''}</p>
       <div class="fixes" role="group" aria-label="Ways to a plan">
         {gpuFix('below')}{gpuFix('above')}
         {release.map((field) => (

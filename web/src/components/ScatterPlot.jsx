@@ -27,7 +27,7 @@ function describe(point) {
   return `${layoutText(p)}, ${settingsText(p)}: ${fmtGb(point.memory_gb)} per GPU, ${fmtSeconds(point.step_time_s)} per step${mfu ? `, MFU ${mfu}` : ''}`;
 }
 
-export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin }) {
+export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinned, onUnpinAll }) {
   const [hovered, setHovered] = useState(null);
   const [picked, setPicked] = useState(null);
   if (!landscape) return <section class="card"><h3>The whole search</h3><p class="sub" role="status">Sampling the search space…</p></section>;
@@ -72,7 +72,8 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin }) {
       <h3 id="scatter-h">The whole search: step time against memory</h3>
       <p class="sub">{l.feasible.toLocaleString('en-US')} feasible configurations of {l.evaluated.toLocaleString('en-US')} sampled
         {l.points.length < l.feasible ? ` (${l.points.length} drawn)` : ''}; the line is the Pareto front ({l.pareto_points} configurations
-        no other beats on both step time and memory). Larger markers: the ranked plans, #1 recommended.</p>
+        no other beats on both step time and memory). Rings: the ranked plans, #1 recommended.
+        {pinned && l.feasible <= 3 ? <> The pins leave almost nothing to compare: <button type="button" class="link" onClick={onUnpinAll}>unpin all to see every layout</button>.</> : null}</p>
       <div class="scroll-x">
         <svg class="scatter" viewBox={`0 0 ${W} ${H}`} width="100%" role="img"
              aria-label={`Scatter of ${points.length} configurations: step time ${fmtSeconds(tMin)} to ${fmtSeconds(tMax)}, memory up to ${fmtGb(maxMem)} per GPU; the recommended plan uses ${fmtGb((ranked.find((p) => p.rank === 0) || points[0]).memory_gb)}.`}>
@@ -108,7 +109,7 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin }) {
                  data-testid={best ? 'scatter-recommended' : undefined} data-rank={p.rank} data-plan={planKey(p.parallel)}
                  onMouseEnter={() => setHovered(p)} onMouseLeave={() => setHovered(null)} onClick={() => pick(p)} onKeyDown={key(p)}>
                 <circle cx={cx} cy={cy} r={best ? 8 : 5} class="ring" />
-                {best || p.rank < 3 ? <text x={cx + (best ? 11 : 8)} y={cy - 6} class="svg-label">#{p.rank + 1}{best ? ' recommended' : ''}</text> : null}
+                {best ? <text x={cx + 11} y={cy - 6} class="svg-label">#1 recommended</text> : null}
               </g>
             );
           })}

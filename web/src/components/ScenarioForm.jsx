@@ -4,7 +4,7 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, presetToCustom, typed } from '../state/scenario.js';
+import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, isPinned, presetToCustom, typed } from '../state/scenario.js';
 import { GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 
 const SEARCHED = 'searched';
@@ -65,8 +65,8 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
     if (id !== 'custom') onChange({ gpu: id }, PUSH);
     else if (gpuIsPreset) onChange({ gpu: gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {} }, PUSH);
   };
-  const pinned = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'].some((k) => state[k] !== '');
-  const unpinAll = () => onChange({ tp: '', pp: '', dp: '', cp: '', ep: '', vpp: '', mbs: '', sp: '', rc: '', zero: '' }, PUSH);
+  const pinned = isPinned(state);
+  const unpinAll = () => onChange(UNPINNED, PUSH);
   const ffn = !modelIsPreset ? ffnHint(modelSpec) : null;
   const err = (k) => errors[k];
   const moeOn = modelSpec && modelSpec.moe;

@@ -15,6 +15,9 @@ export const SCENARIO_DEFAULTS = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536',
 });
 
+/** A scenario field's value, or its documented default when it is empty. */
+export const withDefault = (state, key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
+
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
 export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal' };
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
@@ -29,6 +32,10 @@ export const PATHS = {
   ...Object.fromEntries(Object.entries(REPORT_FIELDS).map(([k, [group, field]]) => [k, `/${group}/${field}`])),
 };
 export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+/** Every parallel field empty: the search is free. */
+export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
+/** Whether a state pins any parallel field. */
+export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && state[k] !== undefined);
 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation'];
@@ -73,7 +80,7 @@ function mergeInto(target, extra) {
 /** The scenario document for a page state. */
 export function toScenario(state) {
   const doc = { schema_version: 1 };
-  const or = (key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
+  const or = (key) => withDefault(state, key);
   doc.model = typeof state.model === 'string' ? or('model') : specToDocument(state.model, 'count');
   doc.cluster = { gpu: typeof state.gpu === 'string' ? or('gpu') : specToDocument(state.gpu, 'decimal') };
   doc.cluster.gpus = typed(or('gpus'));

@@ -4,7 +4,7 @@
 import { signal, computed } from '@preact/signals';
 import * as engine from '../engine/index.js';
 import { DEFAULT_STATE, SCENARIO_KEYS, decodeHash, encodeHash } from './url.js';
-import { PARALLEL_KEYS, fieldForPath, fromScenario, toScenario } from './scenario.js';
+import { UNPINNED, fieldForPath, fromScenario, isPinned, toScenario } from './scenario.js';
 import { humanError } from './messages.js';
 
 /** The worked examples (every examples/*.json): their own chunk, loaded when first used. */
@@ -15,8 +15,6 @@ import { TOP_PLANS, wantsNearestGpus } from './first-plan.js';
 /** No debounce: every edit asks at once; while a search runs, newer requests replace the queued
  * one (engine/index.js), so the answer shown is always the latest input's, as soon as it can be. */
 const TYPING_DEBOUNCE_MS = 0;
-/** Every parallel field empty: the search is free. */
-export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
 
 /**
  * One store per page. `embed`: compact view that never writes its URL. `win` is the window
@@ -212,7 +210,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const before = state.value;
     const next = { ...before, ...patch };
     const modelChanged = 'model' in patch && typeof patch.model === 'string' && patch.model !== before.model;
-    const hadPins = PARALLEL_KEYS.some((k) => before[k] !== '');
+    const hadPins = isPinned(before);
     if (modelChanged) Object.assign(next, UNPINNED);
     pinsDropped.value = modelChanged && hadPins;
     const scenarioChanged = SCENARIO_KEYS.some((k) => next[k] !== before[k]) || next.x !== before.x;
