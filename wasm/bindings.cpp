@@ -14,13 +14,19 @@
 extern "C" {
 
 /// The response to the `length` bytes of UTF-8 JSON at `request`: NUL-terminated, allocated
-/// with malloc (free it with pplan_free); null only when memory runs out.
+/// with malloc (free it with pplan_free); null when memory runs out.
 EMSCRIPTEN_KEEPALIVE char* pplan_handle_request(const char* request, int length) {
-  const std::string response =
-      pplan::handle_request(std::string_view(request, static_cast<std::size_t>(length)));
-  char* out = static_cast<char*>(std::malloc(response.size() + 1));
-  if (out) std::memcpy(out, response.c_str(), response.size() + 1);
-  return out;
+  // handle_request never throws; copying its answer may (out of memory): nothing leaves as a C++
+  // exception.
+  try {
+    const std::string response =
+        pplan::handle_request(std::string_view(request, static_cast<std::size_t>(length)));
+    char* out = static_cast<char*>(std::malloc(response.size() + 1));
+    if (out) std::memcpy(out, response.c_str(), response.size() + 1);
+    return out;
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 /// Frees a response of pplan_handle_request.

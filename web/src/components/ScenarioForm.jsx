@@ -9,7 +9,7 @@ import { GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 
 const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
-export const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
+const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
   ['ep', 'EP (expert)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']];
 
 function specValue(spec, key) {

@@ -78,7 +78,6 @@ export function createWorkerBackend(worker) {
     if (data.type === 'ready') settleReady.resolve();
     else if (data.type === 'failed') fail(loadFailed(data.message));
     else if (data.type === 'reply' && current && data.id === current.id) {
-      if (data.ms !== undefined) mark(`pplan:engine-ms ${data.ms.toFixed(1)}`);
       const job = current;
       current = null;
       if (data.crashed) job.reject(new PlannerError('internal', 'engine crashed'));

@@ -37,9 +37,8 @@ self.onmessage = async (event) => {
     return;
   }
   try {
-    const start = performance.now();
     const text = engine.handleRequest(request);
-    self.postMessage({ type: 'reply', id, text, ms: performance.now() - start });
+    self.postMessage({ type: 'reply', id, text });
   } catch {
     self.postMessage({ type: 'reply', id, crashed: true });
   }

@@ -12,9 +12,6 @@ const gallery = () => import('../data/gallery.js');
 
 import { TOP_PLANS, wantsNearestGpus } from './first-plan.js';
 
-/** No debounce: every edit asks at once; while a search runs, newer requests replace the queued
- * one (engine/index.js), so the answer shown is always the latest input's, as soon as it can be. */
-const TYPING_DEBOUNCE_MS = 0;
 
 /**
  * One store per page. `embed`: compact view that never writes its URL. `win` is the window
@@ -86,6 +83,9 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (state.value.tab === 'report') refreshReport();
   }
 
+  /** Asks for the plan of the current state. No debounce: every edit asks at once; while a search
+   * runs, newer requests replace the queued one (engine/index.js), so the answer shown is always
+   * the latest input's, as soon as the engine can give it. */
   function schedule(delay = 0) {
     clearTimeout(timer);
     return new Promise((resolve) => {
@@ -216,7 +216,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const scenarioChanged = SCENARIO_KEYS.some((k) => next[k] !== before[k]) || next.x !== before.x;
     if (scenarioChanged && !('sel' in patch)) next.sel = '0';
     state.value = next;
-    if (scenarioChanged) schedule(history === 'push' ? 0 : TYPING_DEBOUNCE_MS);
+    if (scenarioChanged) schedule();
     else if (next.sel !== before.sel) { explainSelected(); refreshLayout(); }
     if (next.tab === 'report' && !scenarioChanged && (next.sel !== before.sel || next.tab !== before.tab)) refreshReport();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
