@@ -342,14 +342,17 @@ NearestGpuCounts nearest_gpu_counts(const Scenario& scenario) {
       gpus >= scenario.cluster.gpus_per_node ? std::max(1, scenario.cluster.gpus_per_node) : 1;
   long long below = (gpus - 1) / step * step;  // largest multiple below
   long long above = (gpus / step + 1) * step;  // smallest multiple above
-  while (out.searched < kNearestMaxSearches) {
+  long long configs = 0;
+  while (out.searched < kNearestMaxSearches && configs < kNearestMaxConfigs) {
     const bool below_open = !out.below && below >= 1;
     const bool above_open = !out.above && above <= kSweepMaxGpus;
     if (!below_open && !above_open) break;
     const bool go_below = below_open && (!above_open || gpus - below <= above - gpus);
     const long long n = go_below ? below : above;
     ++out.searched;
-    std::optional<Estimate> plan = best_plan(on_gpus(scenario, n));
+    SearchStats stats;
+    std::optional<Estimate> plan = best_plan(on_gpus(scenario, n), &stats);
+    configs += stats.configs_evaluated;
     if (go_below) {
       if (plan) {
         out.below = std::move(plan);

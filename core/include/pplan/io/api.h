@@ -8,9 +8,9 @@
 /// plan with "nearest_gpus": true, when no plan fits, adds "nearest_gpus": {"below": {"gpus",
 /// "plan"} | null, "above": {"gpus", "plan"} | null, "searched", "max_searches"}: the closest GPU
 /// counts with a plan (search/landscape.h nearest_gpu_counts: multiples of gpus_per_node, the
-/// scenario's pins except dp, at most kNearestMaxSearches = 48 searches). A "plan" here (and in
-/// scaling) is {"parallel", "step_time_s", "mfu", "memory_gb", "bubble_fraction", "tokens_per_s"
-/// [, "days_to_train" with a token budget]}.
+/// scenario's pins except dp, at most kNearestMaxSearches = 48 searches and 40,000,000
+/// configurations in all). A "plan" here (and in scaling) is {"parallel", "step_time_s", "mfu",
+/// "memory_gb", "bubble_fraction", "tokens_per_s" [, "days_to_train" with a token budget]}.
 /// landscape -> {"landscape": {"points": [{"parallel", "memory_gb", "step_time_s", "mfu",
 /// "bubble_fraction", "pareto": bool, "rank": n | null}], "candidates", "evaluated", "feasible",
 /// "pareto_points", "max_points", "max_evaluations", "capacity_gb"}}: at most

@@ -92,6 +92,9 @@ std::vector<ScalingPoint> scaling_sweep(const Scenario& scenario);
 
 /// Searches a suggestion runs at most.
 inline constexpr int kNearestMaxSearches = 48;
+/// Configurations those searches consider at most in all (ten searches at the search's cap of
+/// 4,000,000): a huge space stops the suggestion early instead of running 48 capped searches.
+inline constexpr long long kNearestMaxConfigs = 40'000'000;
 
 /// The closest GPU counts below and above the scenario's that admit a plan.
 struct NearestGpuCounts {
@@ -105,7 +108,7 @@ struct NearestGpuCounts {
 /**
  * Tries multiples of gpus_per_node (of 1 below one node) nearer first, alternating below and
  * above (a tie goes below), with the scenario's pins except dp, until both sides have a plan
- * or kNearestMaxSearches counts were tried. Example: GPT-3 175B, tp 8 and pp 8 pinned, 257
+ * or kNearestMaxSearches counts (or kNearestMaxConfigs configurations) were tried. Example: GPT-3 175B, tp 8 and pp 8 pinned, 257
  * GPUs -> 256 below (dp 4), 384 above (dp 6; 320 would need dp 5, which does not divide 1536).
  */
 NearestGpuCounts nearest_gpu_counts(const Scenario& scenario);
