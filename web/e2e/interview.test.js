@@ -143,8 +143,8 @@ describe('done when (issue 16)', () => {
 
   it('the scatter plot\'s recommended point is the plan shown', async () => {
     const { context, page } = await open(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536`);
+    await page.locator('[data-testid=scatter][aria-busy=false]').waitFor({ timeout: 30000 }); // of this scenario
     const best = page.locator('[data-testid=scatter-recommended]');
-    await best.waitFor({ timeout: 30000 });
     expect(await page.locator('svg.scatter circle.pt').count()).toBeGreaterThan(50);
     expect(await best.getAttribute('data-plan')).toBe(await page.locator('[data-testid=plan-summary]').getAttribute('data-plan'));
     await best.hover();

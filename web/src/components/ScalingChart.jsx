@@ -46,14 +46,15 @@ function Panel({ title, points, value, format, current }) {
 /** MFU as a fraction when it is possible, else null (hidden). */
 const mfuOf = (p) => (p.plan && fmtShare(p.plan.mfu) ? p.plan.mfu : null);
 
-export function ScalingChart({ scaling, currentGpus, onUseGpus }) {
+/** `stale`: the sweep is of the previous scenario (the new one is running). */
+export function ScalingChart({ scaling, currentGpus, onUseGpus, stale }) {
   if (!scaling) return <section class="card"><h3>Scaling</h3><p class="sub" role="status">Searching other GPU counts…</p></section>;
   if (scaling.error) return <section class="card"><h3>Scaling</h3><p class="sub">The engine could not sweep GPU counts: {scaling.error.message}</p></section>;
   const s = scaling.response.scaling;
   const points = s.points;
   const hasDays = s.token_budget !== null;
   return (
-    <section class="card" aria-labelledby="scaling-h" data-testid="scaling">
+    <section class={`card${stale ? ' stale' : ''}`} aria-labelledby="scaling-h" data-testid="scaling" aria-busy={stale ? 'true' : 'false'}>
       <h3 id="scaling-h">Scaling: the best plan at other GPU counts</h3>
       <p class="sub">The search at each count with the same model, batch and pins (DP follows the count).
         {hasDays ? '' : ' Set a token budget to see days to train.'}</p>

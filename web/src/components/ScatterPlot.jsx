@@ -27,7 +27,8 @@ function describe(point) {
   return `${layoutText(p)}, ${settingsText(p)}: ${fmtGb(point.memory_gb)} per GPU, ${fmtSeconds(point.step_time_s)} per step${mfu ? `, MFU ${mfu}` : ''}`;
 }
 
-export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinned, onUnpinAll }) {
+/** `stale`: the landscape is of the previous scenario (the new one is being sampled). */
+export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinned, onUnpinAll, stale }) {
   const [hovered, setHovered] = useState(null);
   const [picked, setPicked] = useState(null);
   if (!landscape) return <section class="card"><h3>The whole search</h3><p class="sub" role="status">Sampling the search space…</p></section>;
@@ -68,7 +69,7 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinn
     if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pick(point); }
   };
   return (
-    <section class="card" aria-labelledby="scatter-h" data-testid="scatter">
+    <section class={`card${stale ? ' stale' : ''}`} aria-labelledby="scatter-h" data-testid="scatter" aria-busy={stale ? 'true' : 'false'}>
       <h3 id="scatter-h">The whole search: step time against memory</h3>
       <p class="sub">{l.feasible.toLocaleString('en-US')} feasible configurations of {l.evaluated.toLocaleString('en-US')} sampled
         {l.points.length < l.feasible ? ` (${l.points.length} drawn)` : ''}; the line is the Pareto front ({l.pareto_points} configurations

@@ -6,11 +6,10 @@ import * as engine from '../engine/index.js';
 import { DEFAULT_STATE, SCENARIO_KEYS, decodeHash, encodeHash } from './url.js';
 import { UNPINNED, fieldForPath, fromScenario, isPinned, toScenario } from './scenario.js';
 import { humanError } from './messages.js';
+import { TOP_PLANS, wantsNearestGpus } from './first-plan.js';
 
 /** The worked examples (every examples/*.json): their own chunk, loaded when first used. */
 const gallery = () => import('../data/gallery.js');
-
-import { TOP_PLANS, wantsNearestGpus } from './first-plan.js';
 
 
 /**
@@ -22,6 +21,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const banner = signal(null);
   const presets = signal(null);
   const result = signal(null);      // the last plan response
+  const resultKey = signal('');     // the scenario (as JSON) that response answers
   const error = signal(null);       // PlannerError of the current input, or null
   const busy = signal(false);
   const launch = signal(null);      // {format, text|layout|problems} or {error}
@@ -67,6 +67,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       const response = await engine.plan(doc, TOP_PLANS, 'main', { nearestGpus: wantsNearestGpus(embed) });
       if (seq !== computeSeq) return;
       result.value = response;
+      resultKey.value = key;
       explanations.value = { 0: response.explanation };
       error.value = null;
       engine.mark('pplan:plan');
@@ -280,7 +281,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   return {
-    state, banner, presets, result, hash, explanations, error, busy, launch, report, layout, landscape, scaling,
+    state, banner, presets, result, resultKey, hash, explanations, error, busy, launch, report, layout, landscape, scaling,
     gallery: galleryResults, ready, scenario, selected, fieldErrors, pinsDropped, focusMain,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },
