@@ -3,14 +3,13 @@ import preact from '@preact/preset-vite';
 
 // The Content-Security-Policy of the built page (not the dev server, whose hot reload needs
 // inline scripts). 'wasm-unsafe-eval': the engine compiles WebAssembly. worker-src 'self': the
-// engine runs in a module worker. connect-src data: where the engine runs in the page itself
-// (no Worker), the SINGLE_FILE loader first tries fetch() on its inlined data: URL.
+// engine runs in module workers. connect-src 'self': the workers fetch the engine's .wasm.
 export const CSP = [
   "default-src 'self'",
   "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data:",
-  "connect-src 'self' data:",
+  "connect-src 'self'",
   "worker-src 'self'",
   "frame-src 'none'",
   "object-src 'none'",

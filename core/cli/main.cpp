@@ -5,6 +5,8 @@
 //   pplan launch FILE|- --format F   launch text for the complete or best plan
 //   pplan report FILE|-              the design report of the complete or best plan (Markdown)
 //   pplan layout_view FILE|-         the layout picture's replica view of that plan (JSON)
+//   pplan landscape FILE|- | scaling FILE|-   the search pictures (JSON, io/api.h)
+//   pplan request FILE|-             a whole request envelope, as the wasm module receives it
 //   pplan presets | version
 // Exit 0 on success (an infeasible plan is a success), 2 on bad input, with the error
 // envelope on stdout and one human line on stderr; 3 when `launch` refuses the plan: stdout
@@ -30,6 +32,8 @@ constexpr const char* kUsage =
     "       pplan launch FILE|- --format megatron|slurm|env|torchtitan|torchtitan-toml|deepspeed|nemo|nccl-tests|layout\n"
     "       pplan report FILE|-\n"
     "       pplan layout_view FILE|-\n"
+    "       pplan landscape FILE|- | scaling FILE|-\n"
+    "       pplan request FILE|-\n"
     "       pplan presets | version\n";
 
 int usage_error(const std::string& message) {
@@ -94,7 +98,9 @@ int main(int argc, char** argv) {
   const bool text_output = command == "launch" || command == "report" || command == "explain";
   const std::string engine_command = command == "explain" ? "plan" : command;
   if (command == "explain") options.top = 1;
-  const std::string response = pplan::handle_command(engine_command, scenario, options);
+  const std::string response = command == "request"
+                                    ? pplan::handle_request(scenario)
+                                    : pplan::handle_command(engine_command, scenario, options);
 
   nlohmann::json parsed = nlohmann::json::parse(response, nullptr, false);
   const bool ok = parsed.is_object() && parsed.value("ok", false);

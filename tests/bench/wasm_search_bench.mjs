@@ -1,7 +1,7 @@
 // The same searches as search_bench.cpp, in the wasm engine under Node (issue #3: < 100 ms).
 // Run after `npm --prefix web run build:wasm`: node tests/bench/wasm_search_bench.mjs
-import createPplan from '../../web/src/engine/generated/pplan.mjs';
-const m = await createPplan();
+import createNodeEngine from '../../web/src/engine/node-engine.js';
+const m = await createNodeEngine();
 const cases = {
   'megatron-1t/3072 A100': {model:'megatron-1t',cluster:{gpu:'a100-80gb',gpus:3072,gpus_per_node:8},training:{seq_len:2048,global_batch:3072}},
   'llama3-405b/16384 H100': {model:'llama3-405b',cluster:{gpu:'h100-sxm',gpus:16384,gpus_per_node:8},training:{seq_len:8192,global_batch:2048}},

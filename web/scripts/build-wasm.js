@@ -1,5 +1,5 @@
-// Builds the wasm engine with the `wasm` CMake preset and copies build/wasm/wasm/pplan.mjs to
-// src/engine/generated/pplan.mjs (gitignored). `--if-needed` (used by build/test scripts) skips
+// Builds the wasm engine with the `wasm` CMake preset and copies build/wasm/wasm/pplan.{mjs,wasm}
+// (the glue and the engine) to src/engine/generated/ (gitignored). `--if-needed` (used by build/test scripts) skips
 // the configure step when build/wasm is already configured: CMake then rebuilds only what changed.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -8,8 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const root = resolve(web, '..');
-const built = resolve(root, 'build/wasm/wasm/pplan.mjs');
-const target = resolve(web, 'src/engine/generated/pplan.mjs');
+const FILES = ['pplan.mjs', 'pplan.wasm'];
+const built = (f) => resolve(root, 'build/wasm/wasm', f);
+const target = (f) => resolve(web, 'src/engine/generated', f);
 // emcc's optimiser needs Debian's acorn (Debian ships acorn in /usr/share/nodejs; nodesource Node does not search it).
 const env = { ...process.env, NODE_PATH: process.env.NODE_PATH || '/usr/share/nodejs' };
 const ifNeeded = process.argv.includes('--if-needed');
@@ -28,14 +29,16 @@ function haveCmake() {
 }
 
 if (ifNeeded && !haveCmake()) {
-  if (existsSync(target)) process.exit(0);
-  console.error('pplan: no Emscripten toolchain and no src/engine/generated/pplan.mjs: run `npm run build:wasm`');
+  if (FILES.every((f) => existsSync(target(f)))) process.exit(0);
+  console.error('pplan: no Emscripten toolchain and no src/engine/generated/pplan.{mjs,wasm}: run `npm run build:wasm`');
   process.exit(1);
 }
 if (!ifNeeded || !existsSync(resolve(root, 'build/wasm/CMakeCache.txt'))) run(['--preset', 'wasm']);
 run(['--build', '--preset', 'wasm']);
-mkdirSync(dirname(target), { recursive: true });
-if (!existsSync(target) || !readFileSync(target).equals(readFileSync(built))) {
-  copyFileSync(built, target);
-  console.log(`pplan: engine copied to ${target}`);
+mkdirSync(dirname(target(FILES[0])), { recursive: true });
+for (const f of FILES) {
+  if (!existsSync(target(f)) || !readFileSync(target(f)).equals(readFileSync(built(f)))) {
+    copyFileSync(built(f), target(f));
+    console.log(`pplan: engine copied to ${target(f)}`);
+  }
 }

@@ -1,23 +1,8 @@
-import { render } from 'preact';
-import { App } from './app/App.jsx';
-import { createStore } from './state/store.js';
-import { isEmbed } from './state/embed.js';
+// The page's entry: start the engine first (the worker, and the .wasm compiling while it
+// downloads) and ask for the first plan, then load the app, which arrives meanwhile.
 import { loadEngine } from './engine/index.js';
 import './styles.css';
 
-// Start the engine (download, compile) now; the shell renders while it loads.
 loadEngine().catch(() => {});
-
-const embed = isEmbed(window.location.search);
-const store = createStore({ embed });
-document.documentElement.classList.toggle('is-embed', embed);
-const root = document.getElementById('app');
-root.textContent = ''; // drop the static "Loading" placeholder
-render(<App store={store} />, root);
-store.init();
-
-// Offline once loaded: a tiny service worker caches what the page fetched (not in embeds,
-// where the sandbox or the host may forbid it; failures are harmless).
-if (!embed && 'serviceWorker' in navigator && window.location.protocol !== 'file:') {
-  navigator.serviceWorker.register('./sw.js').catch(() => {});
-}
+import('./state/first-plan.js').then((m) => m.prefetchFirstPlan(window)).catch(() => {});
+import('./start.jsx');

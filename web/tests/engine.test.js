@@ -29,6 +29,12 @@ function runCli(command, file) {
   return { status: r.status, stdout: r.stdout };
 }
 
+/** `pplan request -`: a whole envelope on stdin, as the wasm module receives it. */
+function runCliRequest(request) {
+  const r = spawnSync(cli, ['request', '-'], { input: JSON.stringify(request), encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, stdout: r.stdout };
+}
+
 describe('wasm and CLI answer byte for byte the same', () => {
   it('has examples to compare', () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
@@ -58,6 +64,45 @@ describe('the layout view: wasm equals `pplan layout_view`', () => {
       expect(JSON.parse(wasm).view.rows.length).toBeLessThanOrEqual(10);
     });
   }
+});
+
+describe('the search pictures: wasm equals `pplan landscape` and `pplan scaling`', () => {
+  for (const file of examples) {
+    for (const command of ['landscape', 'scaling']) {
+      it(`${command} examples/${file}`, async () => {
+        const scenario = JSON.parse(readFileSync(resolve(examplesDir, file), 'utf8'));
+        const native = runCli(command, file);
+        expect(native.status).toBe(0);
+        const wasm = await requestText({ command, scenario });
+        expect(wasm.trim()).toBe(native.stdout.trim());
+      });
+    }
+  }
+  it('landscape of a free search (GPT-3 175B, nothing pinned), bounded, the recommended plan the plan command\'s', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    delete scenario.parallel;
+    const request = { command: 'landscape', scenario, top: 10 };
+    const wasm = await requestText(request);
+    expect(wasm.trim()).toBe(runCliRequest(request).stdout.trim());
+    const landscape = JSON.parse(wasm).landscape;
+    expect(landscape.points.length).toBeLessThanOrEqual(landscape.max_points);
+    const best = landscape.points.find((p) => p.rank === 0);
+    const plan = JSON.parse(await requestText({ command: 'plan', scenario, top: 10 })).plans[0];
+    expect(best.parallel).toEqual(plan.parallel);
+    expect(best.step_time_s).toBe(plan.step_time_s);
+  });
+  it('nearest GPU counts: 257 GPUs with the worked grid pinned suggest 256 and 384', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    scenario.cluster.gpus = 257;
+    delete scenario.parallel.dp;
+    const request = { command: 'plan', scenario, top: 3, nearest_gpus: true };
+    const wasm = await requestText(request);
+    expect(normalise(wasm)).toBe(normalise(runCliRequest(request).stdout));
+    const body = JSON.parse(wasm);
+    expect(body.plans).toEqual([]);
+    expect(body.nearest_gpus.below.gpus).toBe(256);
+    expect(body.nearest_gpus.above.gpus).toBe(384);
+  });
 });
 
 describe('the design report: wasm Markdown equals `pplan report`', () => {

@@ -70,7 +70,10 @@ describe('markdown', () => {
     const md = plansToMarkdown([e, e], 'a|b').trim().split('\n');
     expect(md[0]).toBe('**a\\|b**');
     expect(md[2]).toMatch(/^\| # \| tp \| pp /);
-    expect(md[4]).toBe('| 1 | 8 | 8 | 1 | 16 | 1 | 1 | 1 | selective | 0 | 55.1 GB / 80.0 GB | 7.3% | 16.80 s | 50.0% |');
+    expect(md[4]).toBe('| 1 | 8 | 8 | 1 | 16 | 1 | 1 | 1 | off | selective | 0 | 55.1 GB of 80.0 GB | 7.3% | 16.80 s | 50.0% |');
+    // a capacity of 80 GiB reads as the memory bar says it
+    const gib = plansToMarkdown([{ ...e, memory_gb: { total: 55.07, capacity: 85.8993 } }]).trim().split('\n');
+    expect(gib[2]).toContain('| 55.1 GB of 80 GiB (85.9 GB) |');
     expect(md.length).toBe(6);
   });
 });

@@ -2,8 +2,9 @@
 // Page state <-> scenario documents, and engine error paths -> form fields.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fieldForPath, fromScenario, presetToCustom, toScenario, typed } from '../src/state/scenario.js';
-import { DEFAULT_STATE } from '../src/state/url.js';
+import { SCENARIO_DEFAULTS, fieldForPath, fromScenario, presetToCustom, toScenario, typed } from '../src/state/scenario.js';
+import { normalise, readBack } from '../src/state/quantity.js';
+import { DEFAULT_STATE, emptyState } from '../src/state/url.js';
 
 const dir = new URL('../../examples/', import.meta.url);
 const examples = readdirSync(dir).filter((f) => f.endsWith('.json'));
@@ -17,9 +18,44 @@ describe('scenario mapping', () => {
     }
   });
 
-  it('the default state is the worked example', () => {
-    const doc = JSON.parse(readFileSync(new URL('gpt3-175b-1024-a100.json', dir), 'utf8'));
-    expect(toScenario(DEFAULT_STATE)).toEqual(strip(doc));
+  it('the default state is the worked example, dp left to the search (it follows the GPU count)', () => {
+    const doc = strip(JSON.parse(readFileSync(new URL('gpt3-175b-1024-a100.json', dir), 'utf8')));
+    delete doc.parallel.dp;
+    expect(toScenario(DEFAULT_STATE)).toEqual(doc);
+  });
+
+  it('empty scenario fields take the documented defaults (partial and v0 links)', () => {
+    // #v=1&model=llama3-70b&gpu=h100-sxm&gpus=256: sequence, batch and node size from the worked example.
+    const doc = toScenario({ ...emptyState(), model: 'llama3-70b', gpu: 'h100-sxm', gpus: '256' });
+    expect(doc).toEqual({ schema_version: 1, model: 'llama3-70b', cluster: { gpu: 'h100-sxm', gpus: 256, gpus_per_node: 8 },
+      training: { seq_len: 2048, global_batch: 1536 } });
+    expect(toScenario(emptyState()).model).toBe(SCENARIO_DEFAULTS.model);
+  });
+
+  it('reads human numbers: binary k for counts, decimal suffixes for tokens, separators dropped', () => {
+    expect(typed('8k')).toBe(8192);
+    expect(typed('128K')).toBe(131072);
+    expect(typed('4,096')).toBe(4096);
+    expect(typed('16 384')).toBe(16384);
+    expect(typed('1.5k')).toBe(1536);
+    expect(typed('15T', 'tokens')).toBe(15e12);
+    expect(typed('300B', 'tokens')).toBe(300e9);
+    expect(typed('14.8T', 'tokens')).toBe(14.8e12);
+    expect(typed('1,5')).toBe('1,5'); // not a number: the engine names the field
+    expect(typed('8q')).toBe('8q');
+    expect(toScenario({ ...DEFAULT_STATE, seq: '8k', gbs: '2,048', tokens: '15T' })).toMatchObject({
+      training: { seq_len: 8192, global_batch: 2048, token_budget: 15e12 } });
+  });
+
+  it('writes them back in one normal form', () => {
+    expect(normalise('8k')).toBe('8192');
+    expect(normalise('4,096')).toBe('4096');
+    expect(normalise('14800000000000', 'tokens')).toBe('14.8T');
+    expect(normalise('300e9', 'tokens')).toBe('300B');
+    expect(normalise('123456789', 'tokens')).toBe('123456789');
+    expect(normalise('2e-5', 'decimal')).toBe('2e-5');
+    expect(normalise('lots')).toBe('lots');
+    expect(readBack('8k')).toBe('8,192');
   });
 
   it('empty parallel fields are left to the search', () => {

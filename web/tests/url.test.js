@@ -27,8 +27,9 @@ async function deflateToBase64Url(text) {
 }
 
 describe('url state', () => {
-  it('the default state is examples/gpt3-175b-1024-a100.json', () => {
-    expect(fromScenario(example)).toEqual({ ...DEFAULT_STATE });
+  it('the default state is examples/gpt3-175b-1024-a100.json, with dp left to follow the GPU count', () => {
+    expect(fromScenario(example)).toEqual({ ...DEFAULT_STATE, dp: '16' });
+    expect(DEFAULT_STATE.dp).toBe('');
   });
 
   it('an empty hash opens the default example without a warning', async () => {
@@ -61,7 +62,7 @@ describe('url state', () => {
   it('the design report inputs round-trip as readable keys, after the old ones, in the same v=1', async () => {
     const s = { ...DEFAULT_STATE, tokens: '300e9', storage: '500', failrate: '2e-5', restart: '300', tab: 'report' };
     const hash = await encodeHash(s);
-    expect(hash).toBe('v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&prec=bf16&tp=8&pp=8&dp=16' +
+    expect(hash).toBe('v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&prec=bf16&tp=8&pp=8' +
       '&cp=1&ep=1&vpp=1&mbs=1&sp=true&rc=selective&zero=0&tokens=300e9&storage=500&failrate=2e-5&restart=300&tab=report');
     expect(await decodeHash(hash)).toEqual({ state: s, warning: null });
     // and through the compressed payload, next to a custom model

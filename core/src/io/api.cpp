@@ -7,8 +7,10 @@
 #include "pplan/model/estimate.h"
 #include "pplan/report/explain.h"
 #include "pplan/io/json_io.h"
+#include "pplan/io/landscape_json.h"
 #include "pplan/launch/launch.h"
 #include "pplan/launch/layout.h"
+#include "pplan/search/landscape.h"
 #include "pplan/search/search.h"
 #include "pplan_version.h"
 
@@ -129,11 +131,12 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     return j;
   }
   if (command != "evaluate" && command != "plan" && command != "launch" && command != "explain" &&
-      command != "report" && command != "layout_view") {
+      command != "report" && command != "layout_view" && command != "landscape" &&
+      command != "scaling") {
     throw InputError("request.unknown_command", "/command",
                      "unknown command \"" + command.substr(0, 40) +
-                         "\" (commands: evaluate, plan, launch, explain, report, layout_view, presets, "
-                         "version)");
+                         "\" (commands: evaluate, plan, launch, explain, report, layout_view, "
+                         "landscape, scaling, presets, version)");
   }
   const Scenario scenario = parse_scenario(scenario_doc, presets);
   ordered_json j = envelope();
@@ -157,8 +160,21 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
       ordered_json nearest = ordered_json::array();
       for (const Estimate& e : result.nearest_infeasible) nearest.push_back(estimate_to_json(e, scenario));
       j["nearest_infeasible"] = nearest;
+      if (options.nearest_gpus) {
+        j["nearest_gpus"] = nearest_gpus_to_json(nearest_gpu_counts(scenario), scenario);
+      }
     }
     j["explanation"] = explanation_to_json(explain(scenario, result));
+    return j;
+  }
+  if (command == "landscape") {
+    SearchOptions search_options;
+    search_options.top = options.top;
+    j["landscape"] = landscape_to_json(landscape(scenario, search(scenario, search_options).plans));
+    return j;
+  }
+  if (command == "scaling") {
+    j["scaling"] = scaling_to_json(scaling_sweep(scenario), scenario);
     return j;
   }
   if (command == "report") {
@@ -261,6 +277,12 @@ std::string handle_request(std::string_view request_json) noexcept {
           throw InputError("request.bad_option", "/top", "/top must be an integer from 1 to 1000");
         }
         options.top = it->get<int>();
+      } else if (key == "nearest_gpus") {
+        if (!it->is_boolean()) {
+          throw InputError("schema.wrong_type", "/nearest_gpus",
+                           "/nearest_gpus must be true or false");
+        }
+        options.nearest_gpus = it->get<bool>();
       } else if (key == "format") {
         if (!it->is_string()) throw InputError("schema.wrong_type", "/format", "/format must be a string");
         options.format = it->get<std::string>();

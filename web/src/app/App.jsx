@@ -1,36 +1,61 @@
-// Layout only: reads the store, lays out the components, forwards user actions.
+// Layout only: reads the store, lays out the components, forwards user actions. The answer comes
+// first (scenario line, recommended plan, its key numbers, the 30-second answer), then the
+// pictures of the whole search, then the method and the breakdowns.
+import { useEffect } from 'preact/hooks';
 import { Banner } from '../components/Banner.jsx';
 import { Diagnostics } from '../components/Diagnostics.jsx';
 import { Explanation } from '../components/Explanation.jsx';
-import { Gallery } from '../components/Gallery.jsx';
-import { LaunchPanel } from '../components/LaunchPanel.jsx';
-import { LayoutPicture } from '../components/LayoutPicture.jsx';
 import { MemoryBar } from '../components/MemoryBar.jsx';
-import { MethodSteps } from '../components/MethodSteps.jsx';
-import { PipelineTimeline } from '../components/PipelineTimeline.jsx';
-import { PlanSummary } from '../components/PlanSummary.jsx';
+import { NothingFits } from '../components/NothingFits.jsx';
+import { PlanSummary, layoutText } from '../components/PlanSummary.jsx';
 import { PlansTable } from '../components/PlansTable.jsx';
-import { ReportPanel } from '../components/ReportPanel.jsx';
 import { ScenarioForm } from '../components/ScenarioForm.jsx';
 import { SharePanel } from '../components/SharePanel.jsx';
 import { TimeBreakdown } from '../components/TimeBreakdown.jsx';
 import { plansToMarkdown } from '../state/markdown.js';
-import { typed } from '../state/scenario.js';
+import { fmtCapacity, fmtGb, fmtSeconds, fmtShare } from '../state/format.js';
+import { humanError, plural } from '../state/messages.js';
+import { UNPINNED, isPinned, typed, withDefault as or } from '../state/scenario.js';
+import { lazyComponent } from './lazy.js';
+
+// Not needed for the first plan: their own chunks, loaded when first shown.
+const waiting = (text) => () => <p class="sub" role="status">{text}</p>;
+const Gallery = lazyComponent(() => import('../components/Gallery.jsx').then((m) => m.Gallery), waiting('Loading the worked examples…'));
+const LaunchPanel = lazyComponent(() => import('../components/LaunchPanel.jsx').then((m) => m.LaunchPanel), waiting('Loading…'));
+const ReportPanel = lazyComponent(() => import('../components/ReportPanel.jsx').then((m) => m.ReportPanel), waiting('Writing the report…'));
+const ScatterPlot = lazyComponent(() => import('../components/ScatterPlot.jsx').then((m) => m.ScatterPlot));
+const ScalingChart = lazyComponent(() => import('../components/ScalingChart.jsx').then((m) => m.ScalingChart));
+const MethodSteps = lazyComponent(() => import('../components/MethodSteps.jsx').then((m) => m.MethodSteps));
+const LayoutPicture = lazyComponent(() => import('../components/LayoutPicture.jsx').then((m) => m.LayoutPicture));
+const PipelineTimeline = lazyComponent(() => import('../components/PipelineTimeline.jsx').then((m) => m.PipelineTimeline));
 
 const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch'], ['report', 'Design report']];
+const PUSH = { history: 'push' };
+
+
+function modelSpecOf(state, presets) {
+  const model = or(state, 'model');
+  return typeof model === 'string' ? presets && presets.models[model] : model;
+}
 
 function scenarioTitle(state, presets) {
-  const model = typeof state.model === 'string'
-    ? (presets && presets.models[state.model] ? presets.models[state.model].name : state.model)
-    : state.model.name || 'custom model';
-  const gpu = typeof state.gpu === 'string'
-    ? (presets && presets.gpus[state.gpu] ? presets.gpus[state.gpu].name : state.gpu)
-    : state.gpu.name || 'custom GPU';
-  return `${model} on ${state.gpus} × ${gpu}`;
+  const model = or(state, 'model');
+  const gpu = or(state, 'gpu');
+  const modelName = typeof model === 'string' ? (presets && presets.models[model] ? presets.models[model].name : model) : model.name || 'custom model';
+  const gpuName = typeof gpu === 'string' ? (presets && presets.gpus[gpu] ? presets.gpus[gpu].name : gpu) : gpu.name || 'custom GPU';
+  return `${modelName} on ${Number(typed(or(state, 'gpus'))).toLocaleString('en-US')} × ${gpuName}`;
+}
+
+/** Sequence length, batch and precision: what the title leaves out. */
+function trainingLine(state) {
+  const seq = typed(or(state, 'seq'));
+  const gbs = typed(or(state, 'gbs'));
+  return `sequence ${typeof seq === 'number' ? seq.toLocaleString('en-US') : seq} · batch ${typeof gbs === 'number' ? gbs.toLocaleString('en-US') : gbs} sequences · ${(state.prec || 'bf16').toUpperCase()}`;
 }
 
 function gpuMemoryGb(state, presets) {
-  const spec = typeof state.gpu === 'string' ? presets && presets.gpus[state.gpu] : state.gpu;
+  const gpu = or(state, 'gpu');
+  const spec = typeof gpu === 'string' ? presets && presets.gpus[gpu] : gpu;
   return spec ? Number(spec.memory_gb) : NaN;
 }
 
@@ -41,58 +66,113 @@ function selectedExplanation(store) {
   return store.explanations.value[sel] || (sel === 0 && response ? response.explanation : null);
 }
 
+/** What the live region says when a new plan arrives. */
+function announcement(response, sel) {
+  if (!response) return '';
+  const e = response.plans[sel];
+  if (!e) return 'No configuration fits.';
+  const mfu = fmtShare(e.mfu);
+  return `${sel === 0 ? 'Recommended plan' : `Plan ${sel + 1}`}: ${layoutText(e.parallel)}; ${fmtGb(e.memory_gb.total)} per GPU of ${fmtCapacity(e.memory_gb.capacity)}; ${fmtSeconds(e.step_time_s)} per step${mfu ? `; MFU ${mfu}` : ''}.`;
+}
+
+/** The MoE caveat: a low MFU or a large bubble is what this model's answer looks like, not a bug. */
+function MoeCaveat({ estimate, modelSpec }) {
+  if (!estimate || !modelSpec || !modelSpec.moe || !(Number(modelSpec.moe.experts) > 0)) return null;
+  const low = estimate.mfu < 0.25;
+  const bubbly = estimate.pipeline.bubble_fraction > 0.25;
+  if (!low && !bubbly) return null;
+  return (
+    <p class="notice caveat" data-testid="moe-caveat">
+      Mixture of experts: MFU counts only the FLOPs of the experts each token visits, and this estimate charges the expert
+      all-to-all{bubbly ? ' and the pipeline bubble' : ''} in full, with no overlap of communication and compute (such as
+      DeepSeek-V3's DualPipe). {low ? 'A low MFU is expected; ' : ''}compare plans by step time and tokens per second.
+    </p>
+  );
+}
+
+/** Moves focus to an element without touching the URL fragment (the fragment holds the state). */
+function focusById(id, event) {
+  const target = typeof document !== 'undefined' && document.getElementById(id);
+  if (!target) return;
+  if (event) event.preventDefault();
+  if (target.scrollIntoView) target.scrollIntoView({ block: 'start' });
+  target.focus({ preventScroll: true });
+}
+
 function Results({ store, compact }) {
   const response = store.result.value;
   const error = store.error.value;
   const state = store.state.value;
+  const presets = store.presets.value;
   if (!response) {
-    return error ? <p class="notice" role="alert">{error.message}</p>
+    return error ? (
+      <div class="notice" role="alert" data-testid="input-error">{humanError(error).text}
+        <details class="code-details"><summary>Details</summary><code>{humanError(error).details}</code></details></div>)
       : <p class="loading" role="status">Loading the engine…</p>;
   }
   const plans = response.plans;
   const sel = Math.min(Number(state.sel) || 0, Math.max(0, plans.length - 1));
   const estimate = plans[sel];
   const stale = Boolean(error) || store.busy.value;
-  const gpus = Number(typed(state.gpus));
-  const gpn = Number(typed(state.gpn));
+  const gpus = Number(typed(or(state, 'gpus')));
+  const gpn = Number(typed(or(state, 'gpn')));
+  const explanation = store.explanations.value[sel] || (sel === 0 ? response.explanation : null);
+  const closest = !plans.length && response.nearest_infeasible && response.nearest_infeasible[0];
+  const inputError = error ? humanError(error) : null;
+  const fix = (patch) => store.update(patch, PUSH);
   return (
     <div class={`results${stale ? ' stale' : ''}`} aria-busy={store.busy.value ? 'true' : 'false'}>
-      {error ? (
-        <p class="notice" role="alert" data-testid="input-error">Input problem: {error.message}
-          {error.path ? <> (<code>{error.path}</code>)</> : null}. Showing the last valid result.</p>
+      {inputError ? (
+        <div class="notice" role="alert" data-testid="input-error">{inputError.text} Showing the last valid result.
+          <details class="code-details"><summary>Details</summary><code>{inputError.details}</code></details></div>
       ) : null}
-      <PlanSummary estimate={estimate} rank={sel} />
-      {!plans.length ? <Diagnostics search={response.search} hasPlans={false} /> : null}
-      {!plans.length && response.nearest_infeasible && response.nearest_infeasible.length ? (
+      {estimate ? (
+        <PlanSummary estimate={estimate} rank={sel} answer={explanation ? explanation.thirty_second_answer : null} />
+      ) : null}
+      {!plans.length ? <NothingFits response={response} state={state} onFix={fix} /> : null}
+      <MoeCaveat estimate={estimate} modelSpec={modelSpecOf(state, presets)} />
+      {closest ? (
         <>
+          <PlanSummary estimate={closest} rank={0} answer={response.explanation ? response.explanation.thirty_second_answer : null} />
           <PlansTable plans={response.nearest_infeasible} selected={-1} onSelect={() => {}} compact
                       caption="Closest configurations (none fits)" />
-          <Diagnostics diagnostics={response.nearest_infeasible[0].diagnostics} hasPlans title="Why the closest one fails" />
-          <MemoryBar memory={response.nearest_infeasible[0].memory_gb} />
+          <Diagnostics diagnostics={closest.diagnostics} hasPlans title="Why the closest one fails" />
+          <MemoryBar memory={closest.memory_gb} />
         </>
       ) : null}
-      {!plans.length && response.explanation ? <Explanation explanation={response.explanation} /> : null}
       {estimate ? (
         <>
-          <MethodSteps estimate={estimate} gpus={gpus} gpusPerNode={gpn} globalBatch={Number(typed(state.gbs))}
-                       gpuMemoryGb={gpuMemoryGb(state, store.presets.value)} />
-          <PlansTable plans={plans} selected={sel} onSelect={(i) => store.update({ sel: String(i) })} compact={compact} />
-          <p class="sub search-stats" role="status">{store.busy.value ? 'Searching…' : (
-            <>{response.search.configs_evaluated.toLocaleString('en-US')} configuration{response.search.configs_evaluated === 1 ? '' : 's'} evaluated,{' '}
+          <PlansTable plans={plans} selected={sel} onSelect={(i) => store.update({ sel: String(i) }, PUSH)} compact={compact} />
+          <p class="sub search-stats">{store.busy.value ? 'Searching…' : (
+            <>{plural(response.search.configs_evaluated, 'configuration')} evaluated,{' '}
               {response.search.feasible.toLocaleString('en-US')} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
           <Diagnostics diagnostics={estimate.diagnostics} hasPlans />
+          {!compact ? (
+            <>
+              <ScatterPlot landscape={store.landscape.value} selectedRank={sel}
+                           stale={!store.landscape.value || store.landscape.value.key !== store.resultKey.value}
+                           pinned={isPinned(state)} onUnpinAll={() => fix(UNPINNED)}
+                           onSelect={(i) => store.update({ sel: String(i) }, PUSH)}
+                           onPin={(p) => fix({ tp: String(p.tp), pp: String(p.pp), dp: String(p.dp), cp: String(p.cp), ep: String(p.ep),
+                             vpp: String(p.vpp), mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />
+              <ScalingChart scaling={store.scaling.value} currentGpus={gpus} onUseGpus={(n) => fix({ gpus: String(n) })}
+                            stale={!store.scaling.value || store.scaling.value.key !== store.resultKey.value} />
+            </>
+          ) : null}
+          <MethodSteps estimate={estimate} gpus={gpus} gpusPerNode={gpn} globalBatch={Number(typed(or(state, 'gbs')))}
+                       gpuMemoryGb={gpuMemoryGb(state, presets)} />
           <MemoryBar memory={estimate.memory_gb} />
           {!compact ? (
             <>
               <TimeBreakdown estimate={estimate} />
               <LayoutPicture layout={store.layout.value} />
               <PipelineTimeline parallel={estimate.parallel} pipeline={estimate.pipeline} />
-              <Explanation explanation={store.explanations.value[sel] || response.explanation}
-                           forPlan={store.explanations.value[sel] ? sel : 0} />
+              <Explanation explanation={explanation} forPlan={store.explanations.value[sel] ? sel : 0} />
             </>
           ) : null}
         </>
       ) : null}
+      {!plans.length && response.explanation ? <Explanation explanation={response.explanation} /> : null}
     </div>
   );
 }
@@ -101,7 +181,19 @@ export function App({ store }) {
   const state = store.state.value;
   const presets = store.presets.value;
   const title = scenarioTitle(state, presets);
-  const markdown = () => plansToMarkdown(store.result.value ? store.result.value.plans : [], title);
+  const response = store.result.value;
+  const sel = Number(state.sel) || 0;
+  const markdown = () => plansToMarkdown(response ? response.plans : [], `${title} · ${trainingLine(state)}`);
+  const focusTick = store.focusMain.value;
+
+  useEffect(() => {
+    if (typeof document !== 'undefined') document.title = `${title} — pplan`;
+  }, [title]);
+  useEffect(() => {
+    if (!focusTick || typeof window === 'undefined') return;
+    window.scrollTo(0, 0);
+    focusById('main');
+  }, [focusTick]);
 
   if (store.embed) {
     return (
@@ -109,6 +201,7 @@ export function App({ store }) {
         <header class="embed-head">
           <h1><span class="brand">pplan</span> {title}</h1>
           <a href={store.shareUrl()} target="_blank" rel="noopener noreferrer">Open in pplan ↗</a>
+          <p class="sub embed-training" data-testid="embed-training">{trainingLine(state)}</p>
         </header>
         <Banner warning={store.banner.value} onDismiss={store.dismissBanner} />
         <Results store={store} compact />
@@ -116,9 +209,11 @@ export function App({ store }) {
     );
   }
 
+  const planner = state.tab !== 'examples';
+  const shown = response && response.plans[Math.min(sel, Math.max(0, response.plans.length - 1))];
   return (
     <div class="page">
-      <a class="skip" href="#main">Skip to results</a>
+      <a class="skip" href="#main" onClick={(e) => focusById('main', e)}>Skip to results</a>
       <header class="top">
         <h1><span class="brand">pplan</span> <span class="tagline">how to split LLM training across GPUs</span></h1>
         <SharePanel shareUrl={store.shareUrl()} embedUrl={store.embedUrl} markdown={markdown}
@@ -128,29 +223,35 @@ export function App({ store }) {
       <nav class="tabs" aria-label="Views">
         {TAB_LABELS.map(([id, label]) => (
           <button key={id} type="button" class={state.tab === id ? 'on' : ''} aria-current={state.tab === id ? 'page' : undefined}
-                  onClick={() => store.update({ tab: id })}>{label}</button>
+                  onClick={() => store.update({ tab: id }, PUSH)}>{label}</button>
         ))}
       </nav>
-      {state.tab === 'examples' ? (
-        <main id="main"><Gallery results={store.gallery.value} onLoad={store.loadExample} /></main>
+      <p class="offscreen" role="status" aria-live="polite" data-testid="live-plan">{planner ? announcement(response, Math.min(sel, response ? Math.max(0, response.plans.length - 1) : 0)) : ''}</p>
+      {!planner ? (
+        <main id="main" tabIndex={-1}><Gallery results={store.gallery.value} onLoad={store.loadExample} /></main>
       ) : (
         <div class="columns">
-          <aside class="inputs" aria-label="Inputs">
-            <ScenarioForm state={state} presets={presets} errors={store.fieldErrors.value} onChange={store.update} />
+          <div class="mobile-bar" data-testid="mobile-bar">
+            <span class="mobile-plan">{shown ? `${layoutText(shown.parallel)} · ${shown.fits ? fmtSeconds(shown.step_time_s) : 'does not fit'}` : 'No plan yet'}</span>
+            <a href="#inputs" class="edit-inputs" onClick={(e) => focusById('f-model', e)}>Edit inputs</a>
+          </div>
+          <aside class="inputs" id="inputs" aria-label="Inputs">
+            <ScenarioForm state={state} presets={presets} errors={store.fieldErrors.value} onChange={store.update}
+                          pinsDropped={store.pinsDropped.value} />
           </aside>
-          <main id="main" class="outputs">
-            <p class="scenario-title">{title}</p>
+          <main id="main" class="outputs" tabIndex={-1}>
+            <p class="scenario-title"><span data-testid="scenario-title">{title}</span> <span class="muted">· {trainingLine(state)}</span></p>
             {state.tab === 'launch'
-              ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt })} launch={store.launch.value} />
+              ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt }, PUSH)} launch={store.launch.value} />
               : state.tab === 'report'
-                ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} />
+                ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} tokenBudget={state.tokens} />
                 : <Results store={store} />}
           </main>
         </div>
       )}
       <footer class="foot">
         pplan — the numbers are an analytical model (memory: Korthikanti et al. 2022; pipeline: Narayanan et al. 2021).
-        Everything runs in this page; nothing is sent anywhere.
+        Memory in GB (10⁹ bytes); a GPU sold as "80GB" holds 80 GiB = 85.9 GB. Everything runs in this page; nothing is sent anywhere.
       </footer>
     </div>
   );

@@ -1,4 +1,7 @@
-// Why a plan or a search came out infeasible: diagnostics and rejection counts, as data.
+// Why a plan or a search came out infeasible, or what to watch: the engine's messages in words;
+// the codes only in a details line.
+import { plural, reasonText } from '../state/messages.js';
+
 export function Diagnostics({ diagnostics, search, hasPlans, title }) {
   const list = diagnostics || [];
   const reasons = search ? Object.entries(search.rejected_by_reason || {}) : [];
@@ -8,13 +11,19 @@ export function Diagnostics({ diagnostics, search, hasPlans, title }) {
       <h3>{title || (hasPlans ? 'Notes on this plan' : 'No configuration fits')}</h3>
       {list.length ? (
         <ul class="diagnostics">
-          {list.map((d, i) => (<li key={i} class={d.severity}><code>{d.code}</code> {d.message}</li>))}
+          {list.map((d, i) => (<li key={i} class={d.severity}>{d.message}</li>))}
         </ul>
       ) : null}
       {!hasPlans && search ? (
-        <p class="sub">{search.configs_evaluated.toLocaleString('en-US')} configurations tried
-          {reasons.length ? '; rejected: ' : '.'}{reasons.map(([k, n]) => `${k} ×${n}`).join(', ')}
+        <p class="sub">{plural(search.configs_evaluated, 'configuration')} tried
+          {reasons.length ? '; rejected because ' : '.'}{reasons.map(([k, n]) => `${reasonText(k)} (${n.toLocaleString('en-US')})`).join(', ')}
           {search.capped ? ' (search capped)' : ''}</p>
+      ) : null}
+      {list.length || reasons.length ? (
+        <details class="code-details">
+          <summary>Details</summary>
+          <code>{[...list.map((d) => `${d.code} (${d.severity})`), ...reasons.map(([k, n]) => `${k} ×${n}`)].join(', ')}</code>
+        </details>
       ) : null}
     </section>
   );

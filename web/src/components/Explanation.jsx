@@ -1,18 +1,14 @@
-// The engine's explanation: six steps with this scenario's numbers, the 30-second answer,
-// and the alternatives it weighed. `stepsOnly`: where the answer is already on screen (the report).
+// The engine's explanation: the six steps with this scenario's numbers and the alternatives it
+// weighed. (Its 30-second answer opens the page, in PlanSummary.) `stepsOnly`: inside another
+// section (the report), without a card of its own.
 
 export function Explanation({ explanation, forPlan, stepsOnly }) {
   if (!explanation) return null;
   const Wrap = stepsOnly ? 'div' : 'section';
   return (
     <Wrap class={stepsOnly ? undefined : 'card'} aria-labelledby={stepsOnly ? undefined : 'expl-h'}>
-      {stepsOnly ? null : (
-        <>
-          <h3 id="expl-h">The 30-second answer{forPlan > 0 ? ` (plan #${forPlan + 1})` : ''}</h3>
-          <blockquote class="answer" data-testid="thirty-second">{explanation.thirty_second_answer}</blockquote>
-        </>
-      )}
-      <h4>Step by step</h4>
+      {stepsOnly ? <h4>Step by step</h4>
+        : <h3 id="expl-h">Why this plan, step by step{forPlan > 0 ? ` (plan #${forPlan + 1})` : ''}</h3>}
       <ol class="steps explained">
         {explanation.steps.map((s) => (<li key={s.step}><b>{s.title}.</b> {s.text}</li>))}
       </ol>

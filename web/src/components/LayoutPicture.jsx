@@ -8,7 +8,8 @@ const GAP = 4;
 const LEFT = 118;
 const MAX_CELLS = 16;
 
-const stageColor = (s, pp) => `hsl(${Math.round((s * 300) / Math.max(1, pp))}, 62%, ${pp > 1 ? 52 : 48}%)`;
+// Light fills with dark labels: at least 4.5:1 contrast for every hue.
+const stageColor = (s, pp) => `hsl(${Math.round((s * 300) / Math.max(1, pp))}, 62%, 80%)`;
 
 /** `layout`: {response} from the engine's layout_view, {error}, or null while it computes. */
 export function LayoutPicture({ layout }) {
@@ -71,7 +72,7 @@ export function LayoutPicture({ layout }) {
                       <title>{`rank ${g.rank}: tp ${g.tp}, cp ${g.cp}, dp ${g.dp}, pp ${g.pp}${g.ep !== undefined ? `, ep ${g.ep}` : ''}`}</title>
                       <rect x={x} y={y} width={CELL} height={CELL} rx={3}
                             fill={mine ? stageColor(g.pp, sizes.pp) : undefined} class={mine ? 'gpu' : 'gpu other'} />
-                      <text x={x + CELL / 2} y={y + CELL / 2 + 4} text-anchor="middle" class={mine ? 'gpu-text' : 'gpu-text other'}>
+                      <text x={x + CELL / 2} y={y + CELL / 2 + 4} text-anchor="middle" class={mine ? 'gpu-text dark' : 'gpu-text other'}>
                         {mine ? `t${g.tp}` : `d${g.dp}`}
                       </text>
                     </g>

@@ -1,6 +1,7 @@
-// Memory per GPU on the fullest stage against the GPU's capacity.
+// Memory per GPU on the fullest stage against the GPU's capacity (GB = 1e9 bytes throughout;
+// the capacity also in GiB, as "80GB" parts are sold).
 import { StackedBar } from './StackedBar.jsx';
-import { fmtGb } from '../state/format.js';
+import { fmtCapacity, fmtGb } from '../state/format.js';
 
 const KNOWN = [['weights', 'Weights'], ['gradients', 'Gradients'], ['optimizer', 'Optimizer'], ['activations', 'Activations'],
   ['reserved', 'Reserved']];
@@ -21,9 +22,10 @@ export function MemoryBar({ memory }) {
   const over = memory.total > memory.capacity;
   return (
     <section class="card" aria-labelledby="mem-h">
-      <h3 id="mem-h">Memory per GPU: {fmtGb(memory.total, 2)} of {fmtGb(memory.capacity, 0)}{' '}
-        <span class={over ? 'tag bad' : 'tag ok'}>{over ? 'does not fit' : 'fits'}</span></h3>
-      <StackedBar label="Memory per GPU" parts={parts} total={memory.total} limit={memory.capacity} limitLabel="capacity" unit="GB" />
+      <h3 id="mem-h">Memory per GPU: {fmtGb(memory.total, 2)} of {fmtCapacity(memory.capacity)}{' '}
+        <span class={over ? 'tag bad' : 'tag ok'}>{over ? 'does not fit' : 'fits in memory'}</span></h3>
+      <StackedBar label="Memory per GPU" parts={parts} total={memory.total} limit={memory.capacity} limitLabel="capacity"
+                  limitText={fmtCapacity(memory.capacity)} />
     </section>
   );
 }

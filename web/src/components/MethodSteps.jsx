@@ -1,6 +1,6 @@
 // The method's worked answer (README "The method") for the selected plan: the hand
 // calculation from the estimate's `method` block, with the engine's exact figure beside it.
-import { fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
+import { fmtCapacity, fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
 import { memoryParts } from './MemoryBar.jsx';
 
 export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemoryGb }) {
@@ -21,7 +21,7 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
         <li>
           <b>Budget.</b> 16 bytes × {fmtParams(m.params)} parameters{m.params_nominal ? '' : ' (counted)'} ={' '}
           <strong data-testid="m-states">{fmtGb(m.model_states_gb)}</strong> of model states → at least{' '}
-          <strong data-testid="m-min-gpus">{m.min_gpus_per_replica} GPUs</strong> per replica ({fmtGb(cap, 0)} per GPU).
+          <strong data-testid="m-min-gpus">{m.min_gpus_per_replica} GPUs</strong> per replica ({fmtGb(cap, 0)} per GPU, as sold).
         </li>
         <li>
           <b>TP inside a node.</b> <strong>t = {tp}</strong>{tp <= gpusPerNode ? ` (≤ ${gpusPerNode} GPUs per node: NVLink)` : ` (more than the ${gpusPerNode} GPUs of a node: TP crosses the network)`}.
@@ -37,14 +37,14 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
             <strong data-testid="m-total">{fmtGb(m.total_gb, 1)}</strong> of {fmtGb(cap, 0)}: {m.fits ? 'fits' : 'does not fit'}
             {!m.fits && estimate.fits ? ' by the hand count, which leaves out ZeRO sharding and context parallelism; this plan fits with them (exact figure below)' : ''}.</span>
           <span class="exact"> Exact, fullest stage: {fmtGb(mem.total, 2)} ({memoryParts(mem).map(([k, name]) => `${name.toLowerCase()} ${fmtGb(mem[k], 2)}`).join(', ')}
-            {p.zero > 0 ? `; ZeRO-${p.zero}` : ''}) of {fmtGb(mem.capacity, 1)} usable: it counts the stage's own layers plus the embedding, not 16Ψ/(t·p).</span>
+            {p.zero > 0 ? `; ZeRO-${p.zero}` : ''}) of {fmtCapacity(mem.capacity)} physical: it counts the stage's own layers plus the embedding, not 16Ψ/(t·p).</span>
         </li>
         {(p.cp > 1 || p.ep > 1) ? <li><b>CP / EP.</b> CP = {p.cp}, EP = {p.ep}.</li> : null}
         <li>
           <b>The rest is DP.</b> N = {fmtInt(gpus)} / ({tp}·{p.pp}{p.cp > 1 ? `·${p.cp}` : ''}) ={' '}
           <strong data-testid="m-dp">{p.dp}</strong>; m = {fmtInt(globalBatch)} / ({p.dp}·{p.micro_batch}) ={' '}
           <strong data-testid="m-micro">{fmtInt(pipe.microbatches)}</strong> micro-batches; bubble (p−1)/{p.vpp > 1 ? '(v·m)' : 'm'} ={' '}
-          {bubbleNum}/{bubbleDen} ≈ <strong data-testid="m-bubble">{fmtPct(pipe.bubble_fraction)}</strong>.
+          {bubbleNum}/{bubbleDen} ≈ <strong data-testid="m-bubble">{fmtPct(pipe.bubble_ratio)}</strong> of the compute time.
         </li>
         <li>
           <b>Distributed optimizer.</b> Sharding the 12 optimizer bytes over N (ZeRO-1) takes model states per GPU from{' '}

@@ -1,10 +1,24 @@
 // The pipeline schedule as a timeline: stages as rows, forward and backward passes of each
 // micro-batch as boxes, idle time (the bubble) left blank. 1F1B or interleaved (v chunks).
-import { busySpans, simulateSchedule } from '../state/schedule.js';
+// Up to 600 passes: one box each (hover for its micro-batch); up to 20,000: forward and backward
+// each drawn as one path, still told apart; beyond: the start of the step, zoomed.
+import { simulateSchedule } from '../state/schedule.js';
 import { fmtPct } from '../state/format.js';
 
 const WIDTH = 760;
 const LEFT = 58;
+const BOXES = 600;
+const PATH_OPS = 20000;
+
+/** Forward and backward passes as two path strings (one rectangle per pass, no DOM per box). */
+function passPaths(ops, scale, rowH) {
+  const d = { F: [], B: [] };
+  for (const op of ops) {
+    const w = Math.max(0.5, (op.end - op.start) * scale - 0.3);
+    d[op.kind].push(`M${(LEFT + op.start * scale).toFixed(1)} ${op.stage * rowH}h${w.toFixed(2)}v${rowH - 1}h${(-w).toFixed(2)}z`);
+  }
+  return { fwd: d.F.join(''), bwd: d.B.join('') };
+}
 
 export function PipelineTimeline({ parallel, pipeline }) {
   if (!parallel || !pipeline) return null;
@@ -24,9 +38,21 @@ export function PipelineTimeline({ parallel, pipeline }) {
   const rowH = Math.max(5, Math.min(20, Math.floor(300 / p)));
   const height = p * rowH + 24;
   let body = null;
+  let zoom = null;
   if (sim) {
-    const scale = (WIDTH - LEFT - 4) / sim.makespan_units;
-    const detailed = sim.ops.length <= 600;
+    let ops = sim.ops;
+    let span = sim.makespan_units;
+    if (ops.length > PATH_OPS) {
+      // Too many passes to draw: the first PATH_OPS in time order, which show the warm-up and
+      // the steady one-forward-one-backward phase.
+      const sorted = [...ops].sort((a, b) => a.start - b.start);
+      span = sorted[PATH_OPS].start;
+      ops = sorted.filter((op) => op.start < span);
+      zoom = span / sim.makespan_units;
+    }
+    const scale = (WIDTH - LEFT - 4) / span;
+    const detailed = ops.length <= BOXES;
+    const paths = detailed ? null : passPaths(ops, scale, rowH);
     body = (
       <svg class="timeline" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img"
            aria-label={`Pipeline timeline: ${p} stages, ${m} micro-batches, ${kind}; idle share ${fmtPct(sim.bubble_fraction)}`}>
@@ -37,14 +63,16 @@ export function PipelineTimeline({ parallel, pipeline }) {
           </g>
         ))}
         {detailed
-          ? sim.ops.map((op, i) => (
+          ? ops.map((op, i) => (
             <rect key={i} x={LEFT + op.start * scale} y={op.stage * rowH} width={Math.max(0.5, (op.end - op.start) * scale - 0.4)}
                   height={rowH - 1} class={`op ${op.kind === 'F' ? 'fwd' : 'bwd'} c${op.chunk % 4}`}>
               <title>{`stage ${op.stage}: ${op.kind === 'F' ? 'forward' : 'backward'} micro-batch ${op.mb}${v > 1 ? `, chunk ${op.chunk}` : ''}`}</title>
             </rect>))
-          : busySpans(sim.ops, p).flatMap((spans, s) => spans.map((sp, i) => (
-            <rect key={`${s}-${i}`} x={LEFT + sp.start * scale} y={s * rowH} width={Math.max(0.5, (sp.end - sp.start) * scale)}
-                  height={rowH - 1} class="op busy" />)))}
+          : (
+            <>
+              <path d={paths.fwd} class="op fwd" data-testid="timeline-fwd" />
+              <path d={paths.bwd} class="op bwd" data-testid="timeline-bwd" />
+            </>)}
         <text x={LEFT} y={height - 6} class="svg-muted">time →</text>
       </svg>
     );
@@ -52,9 +80,10 @@ export function PipelineTimeline({ parallel, pipeline }) {
   return (
     <section class="card" aria-labelledby="pipe-h">
       <h3 id="pipe-h">Pipeline schedule: {kind}, p = {p}, m = {m}</h3>
-      <p class="sub">Bubble (p−1)/{v > 1 ? '(v·m)' : 'm'} = {fmtPct(pipeline.bubble_fraction)}: the blank area at the start and end.
-        {sim && sim.ops.length > 600 ? ' Boxes merged: too many micro-batches to draw one by one.'
-          : ` Light: forward; dark: backward (2× forward)${v > 1 ? '; colour: model chunk' : ''}. Hover a box for its micro-batch.`}</p>
+      <p class="sub">Bubble (p−1)/{v > 1 ? '(v·m)' : 'm'} = {fmtPct(pipeline.bubble_ratio)} of the ideal time, {fmtPct(pipeline.bubble_fraction)} of the step: the blank area at the start and end.
+        {` Light: forward; dark: backward (2× forward)${v > 1 && sim && sim.ops.length <= BOXES ? '; colour: model chunk' : ''}.`}
+        {sim && sim.ops.length <= BOXES ? ' Hover a box for its micro-batch.' : ''}
+        {zoom ? ` Too many passes to draw: the first ${fmtPct(zoom, 0)} of the step is shown.` : ''}</p>
       {body || <p class="sub">Too many micro-batches to draw ({m}).</p>}
       {sim ? <p class="sub">Simulated idle share: {fmtPct(sim.bubble_fraction)} of the ideal time.</p> : null}
     </section>

@@ -1,24 +1,70 @@
-// The headline numbers of the selected plan.
-import { fmtGb, fmtInt, fmtPct, fmtSeconds } from '../state/format.js';
+// The answer first: the selected plan's layout, its four key numbers and the engine's 30-second
+// answer. A figure the engine got impossible (an MFU over 100%, a bubble over 100% of compute)
+// is hidden with the reason instead of shown.
+import { fmtCapacity, fmtGb, fmtInt, fmtPct, fmtSeconds, fmtShare } from '../state/format.js';
 
-export function PlanSummary({ estimate, rank }) {
+export function layoutText(p) {
+  return `TP ${p.tp} · PP ${p.pp}${p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP ${p.dp}${p.cp > 1 ? ` · CP ${p.cp}` : ''}${p.ep > 1 ? ` · EP ${p.ep}` : ''}`;
+}
+
+/** A stable key of a configuration, for tests and the plot: tp8-pp8-v1-dp16-cp1-ep1-mb1-sp1-selective-z0. */
+export function planKey(p) {
+  return `tp${p.tp}-pp${p.pp}-v${p.vpp}-dp${p.dp}-cp${p.cp}-ep${p.ep}-mb${p.micro_batch}-sp${p.sequence_parallel ? 1 : 0}-${p.recompute}-z${p.zero}`;
+}
+
+/** The plan's settings beyond the grid, in words. */
+export function settingsText(p) {
+  return `micro-batch ${p.micro_batch}, ${p.sequence_parallel ? 'sequence parallel, ' : ''}${p.recompute === 'none' ? 'no' : p.recompute} recompute, ${p.zero > 0 ? `ZeRO-${p.zero}` : 'no ZeRO'}`;
+}
+
+/** The bubble as a share of the step, (p−1)/(v·m + p−1): under 100% by construction. */
+export function bubbleFigure(estimate) {
+  const b = estimate.pipeline.bubble_fraction;
+  if (Number.isFinite(b) && b >= 0 && b < 1) return { text: fmtPct(b) };
+  return { text: '–', why: 'the engine gave no bubble share for this plan' };
+}
+
+/** MFU as shown, or hidden with why (an invalid plan's or an impossible figure). */
+export function mfuFigure(estimate) {
+  if (!estimate.fits) return { text: '–', why: 'not meaningful for a plan that cannot run' };
+  const text = fmtShare(estimate.mfu);
+  return text ? { text } : { text: '–', why: 'the engine computed more than 100% of peak for this plan: a model error, not shown' };
+}
+
+export function PlanSummary({ estimate, rank, answer, title }) {
   if (!estimate) return null;
   const p = estimate.parallel;
   const mem = estimate.memory_gb;
+  const mfu = mfuFigure(estimate);
+  const bubble = bubbleFigure(estimate);
   const items = [
-    ['Layout', `TP ${p.tp} · PP ${p.pp}${p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP ${p.dp}${p.cp > 1 ? ` · CP ${p.cp}` : ''}${p.ep > 1 ? ` · EP ${p.ep}` : ''}`],
-    ['Memory per GPU', `${fmtGb(mem.total)} of ${fmtGb(mem.capacity, 0)}`],
-    ['Bubble', fmtPct(estimate.pipeline.bubble_fraction)],
-    ['Step time', fmtSeconds(estimate.step_time_s)],
-    ['MFU', fmtPct(estimate.mfu)],
-    ['Tokens/s', fmtInt(estimate.tokens_per_s)],
+    ['Memory per GPU', `${fmtGb(mem.total)} of ${fmtCapacity(mem.capacity)}`, null],
+    ['Step time', estimate.fits ? fmtSeconds(estimate.step_time_s) : '–', estimate.fits ? null : 'not meaningful for a plan that cannot run'],
+    ['MFU', mfu.text, mfu.why],
+    ['Bubble', bubble.text, bubble.why],
   ];
+  const hidden = items.filter(([, , why]) => why);
   return (
-    <section class={`summary ${estimate.fits ? 'ok' : 'bad'}`} aria-label="Selected plan">
-      <p class="verdict">{estimate.fits ? `Plan #${rank + 1} fits` : `Plan #${rank + 1} does not fit`}</p>
+    <section class={`summary ${estimate.fits ? 'ok' : 'bad'}`} aria-labelledby="summary-h" data-testid="plan-summary" data-plan={planKey(p)}>
+      <p class="verdict" id="summary-h">
+        {estimate.fits ? (rank === 0 ? 'Recommended plan' : `Plan #${rank + 1}`) : 'Closest plan (does not fit)'}
+        {title ? <span class="muted"> — {title}</span> : null}
+      </p>
+      <p class="headline" data-testid="plan-layout">{layoutText(p)}</p>
+      <p class="sub settings">{settingsText(p)}{estimate.fits && estimate.tokens_per_s ? ` · ${fmtInt(estimate.tokens_per_s)} tokens/s` : ''}
+        {estimate.days_to_train ? ` · ${estimate.days_to_train.toFixed(1)} days to train` : ''}</p>
       <dl>
-        {items.map(([k, v]) => (<div key={k}><dt>{k}</dt><dd>{v}</dd></div>))}
+        {items.map(([k, v, why]) => (<div key={k}><dt>{k}</dt><dd title={why || undefined}>{v}</dd></div>))}
       </dl>
+      {hidden.length ? (
+        <p class="sub" data-testid="hidden-figures">{hidden.map(([k, , why]) => `${k} not shown: ${why}.`).join(' ')}</p>
+      ) : null}
+      {answer ? (
+        <>
+          <h2 class="answer-h" id="answer-h">The 30-second answer{rank > 0 ? ` (plan #${rank + 1})` : ''}</h2>
+          <blockquote class="answer" data-testid="thirty-second" aria-labelledby="answer-h">{answer}</blockquote>
+        </>
+      ) : null}
     </section>
   );
 }

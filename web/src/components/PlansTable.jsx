@@ -1,22 +1,30 @@
-// The ranked plans; a row's button selects it.
-import { fmtGb, fmtPct, fmtSeconds } from '../state/format.js';
+// The ranked plans; a row's button selects it. Figures the engine got impossible are hidden
+// (with the reason in the cell's title) rather than shown.
+import { bubbleFigure, mfuFigure } from './PlanSummary.jsx';
+import { fmtGb, fmtSeconds } from '../state/format.js';
 
 const COLUMNS = [
   ['#', 'rank, best first'], ['tp', 'tensor parallel: splits every layer (inside a node)'],
   ['pp', 'pipeline parallel: stages of layers'], ['vpp', 'virtual stages (model chunks) per pipeline rank'],
   ['dp', 'data parallel replicas'], ['cp', 'context parallel: splits the sequence'], ['ep', 'expert parallel (MoE)'],
-  ['mb', 'micro-batch size (sequences)'], ['recompute', 'activation recomputation'],
+  ['mb', 'micro-batch size (sequences)'], ['sp', 'sequence parallelism (splits LayerNorm and dropout activations over TP)'],
+  ['recompute', 'activation recomputation'],
   ['zero', 'ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP'],
-  ['memory/GPU', 'fullest stage, GB (1e9 bytes)'], ['bubble', 'pipeline bubble (p−1)/(v·m)'],
+  ['memory/GPU', 'fullest stage, GB (1e9 bytes)'], ['bubble', 'pipeline bubble, share of the step: (p−1)/(v·m + p−1)'],
   ['step', 'time per training step'], ['MFU', 'model FLOPs utilisation'],
 ];
+
+function Figure({ figure }) {
+  return <td title={figure.why || undefined}>{figure.text}</td>;
+}
 
 export function PlansTable({ plans, selected, onSelect, compact, caption }) {
   if (!plans || plans.length === 0) return null;
   return (
     <div class="table-wrap" role="region" aria-label={caption || 'Ranked plans'} tabIndex={0}>
       <table class={caption ? 'plans nearest' : 'plans'}>
-        <caption>{caption || `Ranked plans (best first)${compact ? '' : ' — select one to see its details'}`}</caption>
+        <caption>{caption || `Ranked plans (best first)${compact ? '' : ' — select one to see its details'}`}
+          <span class="scroll-cue" aria-hidden="true"> scroll sideways for more →</span></caption>
         <thead>
           <tr>
             {COLUMNS.map(([label, title]) => (
@@ -34,9 +42,11 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
                   <button type="button" class="row-pick" aria-pressed={isSel ? 'true' : 'false'}
                           aria-label={`Select plan ${i + 1}`} onClick={() => onSelect(i)}>{i + 1}</button>)}</td>
                 <td>{p.tp}</td><td>{p.pp}</td><td>{p.vpp}</td><td>{p.dp}</td><td>{p.cp}</td><td>{p.ep}</td>
-                <td>{p.micro_batch}</td><td>{p.recompute}</td><td>{p.zero}</td>
+                <td>{p.micro_batch}</td><td>{p.sequence_parallel ? 'on' : 'off'}</td><td>{p.recompute}</td><td>{p.zero}</td>
                 <td class={e.fits_in_memory ? '' : 'over'}>{fmtGb(e.memory_gb.total)}</td>
-                <td>{fmtPct(e.pipeline.bubble_fraction)}</td><td>{fmtSeconds(e.step_time_s)}</td><td>{fmtPct(e.mfu)}</td>
+                <Figure figure={bubbleFigure(e)} />
+                <td title={e.fits ? undefined : 'not meaningful for a plan that cannot run'}>{e.fits ? fmtSeconds(e.step_time_s) : '–'}</td>
+                <Figure figure={mfuFigure(e)} />
               </tr>
             );
           })}

@@ -4,6 +4,7 @@ import { CopyButton } from './CopyButton.jsx';
 import { Diagnostics } from './Diagnostics.jsx';
 import { Explanation } from './Explanation.jsx';
 import { fmtReportValue } from '../state/format.js';
+import { humanError } from '../state/messages.js';
 
 const anchor = (n) => `formula-${n}`;
 
@@ -39,9 +40,9 @@ function Prose({ text, formulas, Tag = 'p', cls = 'sub' }) {
   return <Tag class={cls || undefined}>{parts}</Tag>;
 }
 
-export function ReportPanel({ report, explanation }) {
+export function ReportPanel({ report, explanation, tokenBudget }) {
   if (!report) return <p class="sub" role="status">Writing the report…</p>;
-  if (report.error) return <p class="notice" role="alert">The engine cannot write this report: {report.error.message}</p>;
+  if (report.error) return <p class="notice" role="alert">The engine cannot write this report: {humanError(report.error).text}</p>;
   const { report: r, markdown, plan } = report.response;
   const formulas = Object.fromEntries(r.formulas.map((f) => [f.number, f]));
   return (
@@ -49,6 +50,10 @@ export function ReportPanel({ report, explanation }) {
       <h2 id="report-h">{r.title}</h2>
       <CopyButton text={markdown} label="Copy report as Markdown" />
       <p class="answer" data-testid="report-summary">{r.summary}</p>
+      {!tokenBudget ? (
+        <p class="notice" data-testid="report-hint">No token budget given, so the report has no days to train: enter one under
+          Training → Token budget (for example 300B or 15T).</p>
+      ) : null}
       {r.sections.map((s, i) => (
         <section key={s.id} class="card" aria-labelledby={`report-${s.id}`} data-section={s.id}>
           <h3 id={`report-${s.id}`}>{i + 1}. {s.title}</h3>

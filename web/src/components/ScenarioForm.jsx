@@ -1,26 +1,36 @@
 // The inputs: model (preset or custom), GPU (preset or custom), cluster, training and the
-// parallel pins. Empty parallel fields are searched. Values stay as typed; the engine judges.
+// parallel pins. Empty parallel fields are searched; other empty fields take the documented
+// defaults (scenario.js SCENARIO_DEFAULTS). Values stay as typed; the engine judges.
+// `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
+// them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, presetToCustom } from '../state/scenario.js';
+import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, isPinned, presetToCustom, typed } from '../state/scenario.js';
+import { GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 
-const MODEL_LABELS = {
-  name: 'Name', layers: 'Layers', hidden: 'Hidden size', heads: 'Attention heads', kv_heads: 'KV heads (GQA)',
-  ffn_hidden: 'FFN hidden', vocab: 'Vocabulary', activation: 'Activation',
-  experts: 'Experts', top_k: 'Experts per token (top-k)', shared_experts: 'Shared experts',
-  expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)',
-};
-const GPU_LABELS = {
-  name: 'Name', memory_gb: 'Memory (GB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',
-  nvlink_gbytes_per_s: 'NVLink GB/s per GPU', network_gbytes_per_s: 'Network GB/s per GPU',
-};
 const SEARCHED = 'searched';
+const PUSH = { history: 'push' };
+const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
+  ['ep', 'EP (expert)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']];
 
 function specValue(spec, key) {
-  const v = spec && spec[key];
+  // A GPU's memory is entered in GiB, as the "80GB" parts are sold (80 GiB of HBM).
+  const v = key === 'memory_gb' && spec && spec.memory_gib !== undefined && spec.memory_gib !== '' ? spec.memory_gib : spec && spec[key];
   return v === undefined || v === null ? '' : String(v);
 }
 
-export function ScenarioForm({ state, presets, errors, onChange }) {
+const defaultHint = (key) => `${SCENARIO_DEFAULTS[key]} (default)`;
+
+/** "FFN = 1.1 × hidden": a custom model's FFN width against its hidden size, flagged when unusual. */
+function ffnHint(spec) {
+  const hidden = typed(specValue(spec, 'hidden'));
+  const ffn = typed(specValue(spec, 'ffn_hidden'));
+  if (!(typeof hidden === 'number' && typeof ffn === 'number' && hidden > 0 && ffn > 0)) return null;
+  const ratio = ffn / hidden;
+  const usual = ratio >= 2 && ratio <= 6;
+  return { text: `FFN = ${ratio.toFixed(1)} × hidden${usual ? '' : ' — unusual: GeLU models use about 4×, SwiGLU about 2.7–3.5×'}`, usual };
+}
+
+export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) {
   const models = presets ? presets.models : {};
   const gpus = presets ? presets.gpus : {};
   const modelSpec = typeof state.model === 'string' ? models[state.model] : state.model;
@@ -43,16 +53,21 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
   };
   const editGpu = (key, value) => {
     const base = gpuIsPreset ? (gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {}) : state.gpu;
-    onChange({ gpu: { ...base, [key]: value } });
+    // One memory figure: the GiB the part holds, also its marketed size ("80GB" = 80 GiB).
+    const patch = key === 'memory_gb' ? { memory_gb: value, memory_gib: value } : { [key]: value };
+    onChange({ gpu: { ...base, ...patch } });
   };
   const pickModel = (id) => {
-    if (id !== 'custom') onChange({ model: id });
-    else if (modelIsPreset) onChange({ model: models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null } });
+    if (id !== 'custom') onChange({ model: id }, PUSH);
+    else if (modelIsPreset) onChange({ model: models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null } }, PUSH);
   };
   const pickGpu = (id) => {
-    if (id !== 'custom') onChange({ gpu: id });
-    else if (gpuIsPreset) onChange({ gpu: gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {} });
+    if (id !== 'custom') onChange({ gpu: id }, PUSH);
+    else if (gpuIsPreset) onChange({ gpu: gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {} }, PUSH);
   };
+  const pinned = isPinned(state);
+  const unpinAll = () => onChange(UNPINNED, PUSH);
+  const ffn = !modelIsPreset ? ffnHint(modelSpec) : null;
   const err = (k) => errors[k];
   const moeOn = modelSpec && modelSpec.moe;
 
@@ -62,6 +77,7 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
         <legend>Model</legend>
         <Field id="f-model" label="Model" value={modelIsPreset ? state.model : 'custom'} options={modelOptions}
                onInput={pickModel} error={err('model')} wide />
+        {pinsDropped ? <p class="field-hint" role="status" data-testid="pins-dropped">Parallel settings are searched again for this model (the pins were the previous model's); Back restores them.</p> : null}
         <details open={!modelIsPreset}>
           <summary>{modelIsPreset ? 'Architecture (edit to customise)' : 'Custom architecture'}</summary>
           <div class="grid">
@@ -71,7 +87,8 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
               : <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
                        inputMode={k === 'name' ? 'text' : 'numeric'} wide={k === 'name'}
-                       onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />))}
+                       onInput={(v) => editModel(k, v)} error={err(`model.${k}`)}
+                       hint={k === 'ffn_hidden' && ffn ? ffn.text : undefined} />))}
           </div>
           <p class="sub">Mixture of experts {moeOn ? '' : '(empty: dense model)'}</p>
           <div class="grid">
@@ -91,24 +108,25 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
           <div class="grid">
             {GPU_FIELDS.map((k) => (
               <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
-                     inputMode={k === 'name' ? 'text' : 'decimal'} wide={k === 'name'}
-                     onInput={(v) => editGpu(k, v)} error={err(`gpu.${k}`)} />))}
+                     inputMode={k === 'name' ? 'text' : 'decimal'} wide={k === 'name'} kind="decimal"
+                     onInput={(v) => editGpu(k, v)} error={err(`gpu.${k}`) || (k === 'memory_gb' && err('gpu.memory_gib'))}
+                     hint={k === 'memory_gb' ? 'as sold: an "80GB" part holds 80 GiB = 85.9 GB' : undefined} />))}
           </div>
         </details>
         <div class="grid">
-          <Field id="f-gpus" label="GPUs" value={state.gpus} onInput={(v) => onChange({ gpus: v })} error={err('gpus')} />
-          <Field id="f-gpn" label="GPUs per node" value={state.gpn} onInput={(v) => onChange({ gpn: v })} error={err('gpn')} />
+          <Field id="f-gpus" label="GPUs" value={state.gpus} placeholder={defaultHint('gpus')} onInput={(v) => onChange({ gpus: v })} error={err('gpus')} />
+          <Field id="f-gpn" label="GPUs per node" value={state.gpn} placeholder={defaultHint('gpn')} onInput={(v) => onChange({ gpn: v })} error={err('gpn')} />
         </div>
       </fieldset>
 
       <fieldset>
         <legend>Training</legend>
         <div class="grid">
-          <Field id="f-seq" label="Sequence length" value={state.seq} onInput={(v) => onChange({ seq: v })} error={err('seq')} />
-          <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
+          <Field id="f-seq" label="Sequence length" value={state.seq} placeholder={defaultHint('seq')} onInput={(v) => onChange({ seq: v })} error={err('seq')} />
+          <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} placeholder={defaultHint('gbs')} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
           <Field id="f-prec" label="Precision" value={state.prec} options={[['', 'default (BF16)'], ['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
-                 onInput={(v) => onChange({ prec: v })} error={err('prec')} />
-          <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300e9"
+                 onInput={(v) => onChange({ prec: v }, PUSH)} error={err('prec')} />
+          <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
                  onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
         </div>
       </fieldset>
@@ -116,35 +134,34 @@ export function ScenarioForm({ state, presets, errors, onChange }) {
       <fieldset>
         <legend>Design report <span class="muted">(optional)</span></legend>
         <div class="grid">
-          <Field id="f-storage" label="Storage write GB/s" value={state.storage} inputMode="decimal" placeholder="Llama 3's, scaled"
+          <Field id="f-storage" label="Storage write GB/s" value={state.storage} inputMode="decimal" kind="decimal" placeholder="Llama 3's, scaled"
                  onInput={(v) => onChange({ storage: v })} error={err('storage')} />
-          <Field id="f-failrate" label="Failures per GPU-hour" value={state.failrate} inputMode="decimal" placeholder="Llama 3's 1.97e-5"
+          <Field id="f-failrate" label="Failures per GPU-hour" value={state.failrate} inputMode="decimal" kind="decimal" placeholder="Llama 3's 1.97e-5"
                  onInput={(v) => onChange({ failrate: v })} error={err('failrate')} />
-          <Field id="f-restart" label="Restart time (s)" value={state.restart} inputMode="decimal" placeholder="600"
+          <Field id="f-restart" label="Restart time (s)" value={state.restart} inputMode="decimal" kind="decimal" placeholder="600"
                  onInput={(v) => onChange({ restart: v })} error={err('restart')} />
         </div>
       </fieldset>
 
       <fieldset>
         <legend>Parallelism <span class="muted">(empty = searched)</span></legend>
+        {pinned ? (
+          <button type="button" class="link unpin" onClick={unpinAll}>Unpin all (search every layout)</button>
+        ) : <p class="field-hint">Every layout is searched; fill a field to pin it.</p>}
         <div class="grid pins">
-          {[['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
-            ['ep', 'EP (expert)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']].map(([k, label]) => (
-            <Field key={k} id={`f-${k}`} label={label} value={state[k]} placeholder={SEARCHED}
+          {PIN_FIELDS.map(([k, label]) => (
+            <Field key={k} id={`f-${k}`} label={label} value={state[k]} placeholder={k === 'dp' && state.tp !== '' && state.pp !== '' ? 'follows the GPUs' : SEARCHED}
                    onInput={(v) => onChange({ [k]: v })} error={err(k)} />))}
           <Field id="f-sp" label="Sequence parallel" value={state.sp}
                  options={[['', SEARCHED], ['true', 'on'], ['false', 'off'], ...(['', 'true', 'false'].includes(state.sp) ? [] : [[state.sp, state.sp]])]}
-                 onInput={(v) => onChange({ sp: v })} error={err('sp')} />
+                 onInput={(v) => onChange({ sp: v }, PUSH)} error={err('sp')} />
           <Field id="f-rc" label="Recompute" value={state.rc}
                  options={[['', SEARCHED], ['none', 'none'], ['selective', 'selective'], ['full', 'full'], ...(['', 'none', 'selective', 'full'].includes(state.rc) ? [] : [[state.rc, state.rc]])]}
-                 onInput={(v) => onChange({ rc: v })} error={err('rc')} />
+                 onInput={(v) => onChange({ rc: v }, PUSH)} error={err('rc')} />
           <Field id="f-zero" label="ZeRO stage" value={state.zero}
                  options={[['', SEARCHED], ['0', '0 (plain DP)'], ['1', '1 (dist. optimizer)'], ['2', '2 (+ gradients)'], ['3', '3 (FSDP)'], ...(['', '0', '1', '2', '3'].includes(state.zero) ? [] : [[state.zero, state.zero]])]}
-                 onInput={(v) => onChange({ zero: v })} error={err('zero')} />
+                 onInput={(v) => onChange({ zero: v }, PUSH)} error={err('zero')} />
         </div>
-        <button type="button" class="link" onClick={() => onChange({ tp: '', pp: '', dp: '', cp: '', ep: '', vpp: '', mbs: '', sp: '', rc: '', zero: '' })}>
-          Unpin all (search every layout)
-        </button>
       </fieldset>
     </form>
   );

@@ -1,6 +1,6 @@
 // A horizontal stacked bar with a legend that states every number (the bar is decoration;
 // the legend carries the information, so it reads without colour).
-export function StackedBar({ label, parts, total, limit, limitLabel, unit }) {
+export function StackedBar({ label, parts, total, limit, limitLabel, limitText }) {
   const scale = Math.max(total, limit || 0) || 1;
   return (
     <figure class="stacked">
@@ -13,7 +13,7 @@ export function StackedBar({ label, parts, total, limit, limitLabel, unit }) {
       <figcaption>
         <ul class="legend">
           {parts.map((p) => (<li key={p.name}><i class={`sw ${p.cls}`} />{p.name} <b>{p.text}</b></li>))}
-          {limit ? <li><i class="sw limit-sw" />{limitLabel} <b>{`${limit.toFixed(0)} ${unit}`}</b></li> : null}
+          {limit ? <li><i class="sw limit-sw" />{limitLabel} <b>{limitText}</b></li> : null}
         </ul>
       </figcaption>
     </figure>

@@ -1,8 +1,13 @@
 // The engine facade: the only module that talks to the wasm. JSON envelopes in and out
 // (README "Scenario format"); ok:false becomes a PlannerError; infeasible plans are data.
-// In a browser the engine runs in a module Worker (worker.js); where there is no Worker
-// (Node, jsdom tests) it is imported lazily into this thread. Either way it is created once
-// and the API is async, so callers do not care where it runs.
+// In a browser the engine runs in module Workers (worker.js): one answers the planner, a second
+// one (started after the first plan) draws the pictures of the whole search, so a long landscape
+// or scaling sweep never delays the next plan. Where there is no Worker (Node, jsdom tests) one
+// engine is imported lazily into this thread (node-engine.js, never bundled). Either way the API
+// is async, so callers do not care where it runs.
+
+import wasmUrl from './generated/pplan.wasm?url';
+import { compileStreaming } from './instantiate.js';
 
 /** An error the engine reported (bad input) or an engine crash (code "internal"). */
 export class PlannerError extends Error {
@@ -33,8 +38,12 @@ export function callEngine(engine, requestJson) {
 
 const loadFailed = (e) => new PlannerError('internal', `the engine failed to load: ${e && e.message ? e.message : e}`);
 
+// A variable, so Vite leaves the import alone: the page never loads node-engine.js (it reads the
+// .wasm from disk); only Node, which has no Worker, does.
+const NODE_ENGINE = './node-engine.js';
+
 function inThreadBackend() {
-  const engine = import('./generated/pplan.mjs').then((generated) => generated.default());
+  const engine = import(/* @vite-ignore */ NODE_ENGINE).then((loaded) => loaded.default());
   return {
     ready: engine.then(() => undefined, (e) => { throw loadFailed(e); }),
     call: async (json) => callEngine(await engine.catch((e) => { throw loadFailed(e); }), json),
@@ -80,6 +89,8 @@ export function createWorkerBackend(worker) {
 
   return {
     ready,
+    /** Sends a message outside the request queue (the compiled module for another worker). */
+    post: (message) => worker.postMessage(message),
     /** Queues a request; a newer request on the same channel replaces a queued older one. */
     call(json, channel) {
       if (dead) return Promise.reject(dead);
@@ -99,38 +110,70 @@ export function createWorkerBackend(worker) {
   };
 }
 
-function workerBackend() {
-  return createWorkerBackend(new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'pplan-engine' }));
+function workerBackend(name) {
+  return createWorkerBackend(new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name }));
 }
 
-let backend = null;
+const backends = {};
+let compiled = null;
 
-function getBackend() {
-  if (!backend) {
-    mark('pplan:engine-start');
-    if (typeof window !== 'undefined' && typeof Worker === 'function') {
-      try {
-        backend = workerBackend();
-      } catch {
-        backend = inThreadBackend();
-      }
-    } else {
+/** The engine compiled once, in this thread, while it downloads (null when that failed: each
+ * worker then loads it itself). Both workers instantiate the same module. */
+function compiledEngine() {
+  if (!compiled) compiled = compileStreaming(wasmUrl).catch(() => null);
+  return compiled;
+}
+/** Channels answered by the pictures engine; every other request goes to the planner's. */
+const PICTURE_CHANNELS = new Set(['landscape', 'scaling']);
+
+function getBackend(kind = 'planner') {
+  if (!backends[kind]) {
+    const hasWorker = typeof window !== 'undefined' && typeof Worker === 'function';
+    if (!hasWorker && kind !== 'planner') return getBackend('planner'); // one engine in Node
+    if (kind === 'planner') mark('pplan:engine-start');
+    let backend;
+    try {
+      backend = hasWorker ? workerBackend(kind === 'planner' ? 'pplan-engine' : 'pplan-pictures') : inThreadBackend();
+    } catch {
       backend = inThreadBackend();
     }
-    backend.ready.then(() => mark('pplan:engine-ready'), () => {});
+    if (backend.post) compiledEngine().then((module) => backend.post({ type: 'module', module }));
+    if (kind === 'planner') backend.ready.then(() => mark('pplan:engine-ready'), () => {});
+    backends[kind] = backend;
   }
-  return backend;
+  return backends[kind];
 }
 
-/** Starts the engine (download, compile) once; resolves when it can answer. */
+/** Starts the planner's engine (download, compile) once; resolves when it can answer. */
 export function loadEngine() {
-  return getBackend().ready;
+  return getBackend('planner').ready;
+}
+
+/** Starts the pictures engine (after the first plan: it compiles from the HTTP cache). */
+export function loadPicturesEngine() {
+  return getBackend('pictures').ready;
+}
+
+const prefetched = new Map(); // request JSON -> its answer (a promise), asked for before the app ran
+
+/** Sends a request now (the first plan, from the page's entry, while the app still loads); the
+ * same request made later takes this answer instead of asking again. */
+export function prefetch(envelope) {
+  const json = JSON.stringify(envelope);
+  if (!prefetched.has(json)) prefetched.set(json, getBackend('planner').call(json, 'prefetch'));
 }
 
 /** Runs one request and returns the engine's JSON text exactly as produced (for parity tests).
  * `channel`: requests on the same channel supersede each other while queued. */
 export async function requestText(request, channel) {
-  return getBackend().call(typeof request === 'string' ? request : JSON.stringify(request), channel);
+  const json = typeof request === 'string' ? request : JSON.stringify(request);
+  const early = prefetched.get(json);
+  if (early) {
+    prefetched.delete(json);
+    return early;
+  }
+  const kind = PICTURE_CHANNELS.has(channel) ? 'pictures' : 'planner';
+  return getBackend(kind).call(json, channel);
 }
 
 /** Parses an envelope: the body when ok, otherwise throws its PlannerError. */
@@ -153,11 +196,20 @@ export async function request(envelope, channel) {
   return unwrap(await requestText(envelope, channel));
 }
 
-export const plan = (scenario, top = 10, channel) => request({ command: 'plan', scenario, top }, channel);
+/** The plan request; `nearestGpus`: when nothing fits, the nearest GPU counts that admit a plan. */
+export const planEnvelope = (scenario, top = 10, { nearestGpus = false } = {}) =>
+  (nearestGpus ? { command: 'plan', scenario, top, nearest_gpus: true } : { command: 'plan', scenario, top });
+/** The ranked plans of a scenario. */
+export const plan = (scenario, top = 10, channel, options = {}) => request(planEnvelope(scenario, top, options), channel);
 export const evaluate = (scenario) => request({ command: 'evaluate', scenario });
 export const launch = (scenario, format) => request({ command: 'launch', scenario, format }, 'launch');
 export const report = (scenario) => request({ command: 'report', scenario }, 'report');
 /** The layout picture's replica view of the scenario's chosen plan (layout.h replica_view). */
 export const layoutView = (scenario) => request({ command: 'layout_view', scenario }, 'layout');
 export const presets = () => request({ command: 'presets' });
+/** A bounded sample of the feasible configurations, the Pareto front, the ranked plans marked
+ * (search/landscape.h); `top` must match the plan request's so the ranks agree. */
+export const landscape = (scenario, top = 10) => request({ command: 'landscape', scenario, top }, 'landscape');
+/** The search's best plan at GPU counts around the cluster's (scaling_sweep). */
+export const scaling = (scenario) => request({ command: 'scaling', scenario }, 'scaling');
 export const engineVersion = async () => (await request({ command: 'version' })).engine_version;

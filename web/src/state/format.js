@@ -1,6 +1,7 @@
 // Number formatting for the page (GB = 1e9 bytes, as the engine reports). Pure.
 const finite = (x) => typeof x === 'number' && Number.isFinite(x);
 
+/** GB = 1e9 bytes, the page's one unit for memory (capacities also say GiB: fmtCapacity). */
 export function fmtGb(gb, digits = 1) {
   if (!finite(gb)) return '–';
   if (gb >= 1000) return `${(gb / 1000).toFixed(gb >= 10000 ? 0 : 1)} TB`;
@@ -8,6 +9,24 @@ export function fmtGb(gb, digits = 1) {
 }
 export function fmtPct(fraction, digits = 1) {
   return finite(fraction) ? `${(fraction * 100).toFixed(digits)}%` : '–';
+}
+/**
+ * A share that cannot exceed 100% (MFU, HFU): its percentage, or null when the figure is
+ * impossible (the caller hides it and says why; the engine's fix is tracked in the search issue).
+ */
+export function fmtShare(fraction, digits = 1) {
+  return finite(fraction) && fraction >= 0 && fraction <= 1 ? fmtPct(fraction, digits) : null;
+}
+const BYTES_PER_GIB = 2 ** 30;
+/**
+ * A GPU's memory, given in GB (1e9 bytes) as the engine reports it: "80 GiB (85.9 GB)" for the
+ * parts sold as "80GB" (80 GiB of HBM), plain GB otherwise. Unit conversion only.
+ */
+export function fmtCapacity(gb) {
+  if (!finite(gb)) return '–';
+  const gib = (gb * 1e9) / BYTES_PER_GIB;
+  const whole = Math.round(gib);
+  return whole > 0 && Math.abs(gib - whole) < 0.01 ? `${whole} GiB (${gb.toFixed(1)} GB)` : `${gb.toFixed(1)} GB`;
 }
 export function fmtSeconds(s) {
   if (!finite(s)) return '–';
@@ -44,8 +63,9 @@ export function fmtReportNumber(v) {
   if (a >= 0.01) return v.toFixed(3);
   return v.toExponential(2).replace(/e([+-])(\d)$/, 'e$10$2');
 }
-/** A report figure's value with its unit ('%' figures are fractions). */
+/** A report figure's value with its unit ('%' figures are fractions; 1000 GB and up in TB). */
 export function fmtReportValue(value, unit) {
   if (unit === '%') return fmtPct(value);
+  if (unit === 'GB' && finite(value) && Math.abs(value) >= 1000) return `${fmtReportNumber(value / 1000)} TB`;
   return unit ? `${fmtReportNumber(value)} ${unit}` : fmtReportNumber(value);
 }

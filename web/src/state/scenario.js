@@ -1,8 +1,26 @@
 // Page state <-> scenario document (README "Scenario format"). Pure. Form values stay the text the
-// user typed; numbers are sent as numbers, anything else is sent as typed so the engine names the
-// field and says what is wrong (one validator, in C++, for the CLI and the page alike).
+// user typed; human numbers ("8k", "4,096", "300B": quantity.js) are sent as numbers, anything
+// else is sent as typed so the engine names the field and says what is wrong (one validator, in
+// C++, for the CLI and the page alike). Scenario fields left empty take SCENARIO_DEFAULTS.
 
 import { REPORT_FIELDS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
+import { parseQuantity } from './quantity.js';
+
+/**
+ * What an empty scenario field means (a partial or v0 link, a cleared field): the worked
+ * example's model, GPU, cluster and batch (examples/gpt3-175b-1024-a100.json). Empty parallel
+ * fields are searched; an empty precision is the engine's default (BF16).
+ */
+export const SCENARIO_DEFAULTS = Object.freeze({
+  model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536',
+});
+
+/** A scenario field's value, or its documented default when it is empty. */
+export const withDefault = (state, key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
+
+/** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
+export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal' };
+export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */
 export const PATHS = {
@@ -14,6 +32,10 @@ export const PATHS = {
   ...Object.fromEntries(Object.entries(REPORT_FIELDS).map(([k, [group, field]]) => [k, `/${group}/${field}`])),
 };
 export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+/** Every parallel field empty: the search is free. */
+export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
+/** Whether a state pins any parallel field. */
+export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && state[k] !== undefined);
 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation'];
@@ -21,29 +43,27 @@ export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hid
 export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id']);
 
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
-
-/** Text as typed -> a number when it is one, else the text (the engine rejects it by name). */
-export function typed(text) {
+/** Text as typed -> a number when it spells one ("8k", "4,096"), else the text (the engine rejects it by name). */
+export function typed(text, kind = 'count') {
   if (typeof text !== 'string') return text;
-  const t = text.trim();
-  return NUMBER.test(t) ? Number(t) : t;
+  const n = parseQuantity(text, kind);
+  return n === null ? text.trim() : n;
 }
 
-function specToDocument(spec) {
+function specToDocument(spec, kind) {
   const out = {};
   for (const [k, v] of Object.entries(spec)) {
     if (k === 'moe') {
       if (v && Object.values(v).some((x) => x !== '' && x !== null)) {
         out.moe = {};
-        for (const [mk, mv] of Object.entries(v)) if (mv !== '' && mv !== null) out.moe[mk] = typed(mv);
+        for (const [mk, mv] of Object.entries(v)) if (mv !== '' && mv !== null) out.moe[mk] = typed(mv, kind);
       } else if (v === null) {
         out.moe = null;
       }
     } else if (v === '' || v === undefined) {
       // empty: left out, so the engine reports a missing required field
     } else {
-      out[k] = TEXT_FIELDS.has(k) || typeof v !== 'string' ? v : typed(v);
+      out[k] = TEXT_FIELDS.has(k) || typeof v !== 'string' ? v : typed(v, kind);
     }
   }
   return out;
@@ -60,13 +80,14 @@ function mergeInto(target, extra) {
 /** The scenario document for a page state. */
 export function toScenario(state) {
   const doc = { schema_version: 1 };
-  doc.model = typeof state.model === 'string' ? state.model : specToDocument(state.model);
-  doc.cluster = { gpu: typeof state.gpu === 'string' ? state.gpu : specToDocument(state.gpu) };
-  if (state.gpus !== '') doc.cluster.gpus = typed(state.gpus);
-  if (state.gpn !== '') doc.cluster.gpus_per_node = typed(state.gpn);
+  const or = (key) => withDefault(state, key);
+  doc.model = typeof state.model === 'string' ? or('model') : specToDocument(state.model, 'count');
+  doc.cluster = { gpu: typeof state.gpu === 'string' ? or('gpu') : specToDocument(state.gpu, 'decimal') };
+  doc.cluster.gpus = typed(or('gpus'));
+  doc.cluster.gpus_per_node = typed(or('gpn'));
   doc.training = {};
-  if (state.seq !== '') doc.training.seq_len = typed(state.seq);
-  if (state.gbs !== '') doc.training.global_batch = typed(state.gbs);
+  doc.training.seq_len = typed(or('seq'));
+  doc.training.global_batch = typed(or('gbs'));
   if (state.prec !== '') doc.training.precision = state.prec;
   const parallel = {};
   for (const k of PARALLEL_KEYS) {
@@ -81,7 +102,7 @@ export function toScenario(state) {
   for (const [k, [group, field]] of Object.entries(REPORT_FIELDS)) {
     if (state[k] === '' || state[k] === undefined) continue;
     doc[group] = doc[group] || {};
-    doc[group][field] = typed(state[k]);
+    doc[group][field] = typed(state[k], kindOf(k));
   }
   if (state.x) mergeInto(doc, JSON.parse(JSON.stringify(state.x)));
   return doc;

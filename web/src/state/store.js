@@ -1,14 +1,16 @@
 // The page's state: signals for the URL state and what the engine answered, and the effects
-// that keep them in step (engine requests, URL writes). Components only read these and call
-// the actions; all domain rules live in the engine.
+// that keep them in step (engine requests, URL writes, history). Components only read these and
+// call the actions; all domain rules live in the engine.
 import { signal, computed } from '@preact/signals';
 import * as engine from '../engine/index.js';
 import { DEFAULT_STATE, SCENARIO_KEYS, decodeHash, encodeHash } from './url.js';
-import { fieldForPath, fromScenario, toScenario } from './scenario.js';
-import { GALLERY, exampleScenario } from '../data/gallery.js';
+import { UNPINNED, fieldForPath, fromScenario, isPinned, toScenario } from './scenario.js';
+import { humanError } from './messages.js';
+import { TOP_PLANS, wantsNearestGpus } from './first-plan.js';
 
-const TOP_PLANS = 10;
-const DEBOUNCE_MS = 120;
+/** The worked examples (every examples/*.json): their own chunk, loaded when first used. */
+const gallery = () => import('../data/gallery.js');
+
 
 /**
  * One store per page. `embed`: compact view that never writes its URL. `win` is the window
@@ -19,15 +21,20 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const banner = signal(null);
   const presets = signal(null);
   const result = signal(null);      // the last plan response
+  const resultKey = signal('');     // the scenario (as JSON) that response answers
   const error = signal(null);       // PlannerError of the current input, or null
   const busy = signal(false);
   const launch = signal(null);      // {format, text|layout|problems} or {error}
   const report = signal(null);      // {response} or {error}: the design report of the selected plan
   const layout = signal(null);      // {response} or {error}: the engine's layout view of the selected plan
-  const gallery = signal({});       // file -> best plan (or {error})
+  const landscape = signal(null);   // {response, key} or {error}: the sample of the whole search
+  const scaling = signal(null);     // {response, key} or {error}: the sweep over GPU counts
+  const galleryResults = signal({}); // file -> best plan (or {error})
   const ready = signal(false);
-  const hash = signal('');
-  const explanations = signal({});  // plan index -> the engine's explanation of that plan          // the live fragment (also in embed mode, where it is not written)
+  const hash = signal('');          // the live fragment (also in embed mode, where it is not written)
+  const explanations = signal({});  // plan index -> the engine's explanation of that plan
+  const pinsDropped = signal(false); // the last model switch cleared the parallel pins
+  const focusMain = signal(0);      // bumped when an action should move focus to the results
 
   const scenario = computed(() => toScenario(state.value));
   const selected = computed(() => {
@@ -39,13 +46,14 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const e = error.value;
     if (!e) return {};
     const field = fieldForPath(e.path);
-    return field ? { [field]: e.message } : {};
+    return field ? { [field]: humanError(e) } : {};
   });
 
   let computeSeq = 0;
   let lastKey = '';
   let timer = null;
   let lastHashWritten = null;
+  let urlWrites = Promise.resolve();
 
   async function compute() {
     const doc = scenario.value;
@@ -55,14 +63,17 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     const seq = ++computeSeq;
     busy.value = true;
     try {
-      const response = await engine.plan(doc, TOP_PLANS, 'main');
+      engine.mark('pplan:plan-request');
+      const response = await engine.plan(doc, TOP_PLANS, 'main', { nearestGpus: wantsNearestGpus(embed) });
       if (seq !== computeSeq) return;
       result.value = response;
+      resultKey.value = key;
       explanations.value = { 0: response.explanation };
       error.value = null;
       engine.mark('pplan:plan');
       explainSelected();
       refreshLayout();
+      refreshPictures(doc, key);
     } catch (e) {
       if (seq !== computeSeq || (e && e.code === 'superseded')) return;
       error.value = e instanceof engine.PlannerError ? e : new engine.PlannerError('internal', String(e));
@@ -73,19 +84,29 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (state.value.tab === 'report') refreshReport();
   }
 
-  function schedule(delay = DEBOUNCE_MS) {
+  /** Asks for the plan of the current state. No debounce: every edit asks at once; while a search
+   * runs, newer requests replace the queued one (engine/index.js), so the answer shown is always
+   * the latest input's, as soon as the engine can give it. */
+  function schedule(delay = 0) {
     clearTimeout(timer);
     return new Promise((resolve) => {
       timer = setTimeout(() => compute().then(resolve, resolve), delay);
     });
   }
 
-  async function writeUrl() {
-    const encoded = await encodeHash(state.value);
-    hash.value = encoded;
-    if (embed || !win || encoded === lastHashWritten) return;
-    lastHashWritten = encoded;
-    if (win.location.hash.replace(/^#/, '') !== encoded) win.history.replaceState(null, '', `#${encoded}`);
+  /** Writes the state into the URL: a new history entry for discrete actions ('push'), the
+   * current one while typing ('replace'). Writes run in order (encoding is async). */
+  function writeUrl(mode = 'replace') {
+    urlWrites = urlWrites.then(async () => {
+      const encoded = await encodeHash(state.value);
+      hash.value = encoded;
+      if (embed || !win || encoded === lastHashWritten) return;
+      lastHashWritten = encoded;
+      if (win.location.hash.replace(/^#/, '') === encoded) return;
+      if (mode === 'push') win.history.pushState(null, '', `#${encoded}`);
+      else win.history.replaceState(null, '', `#${encoded}`);
+    }).catch(() => {});
+    return urlWrites;
   }
 
   /** The explanation of the selected plan: the search explains its best; any other plan is
@@ -148,9 +169,28 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     }
   }
 
+  /** The pictures of the whole search (landscape, scaling sweep), in their own engine so they
+   * never delay the next plan; each answer is kept only while its scenario is current. */
+  function refreshPictures(doc, key) {
+    if (embed) return;
+    // After the plan is painted: the pictures engine must not compete with the first plan.
+    const later = win && win.requestAnimationFrame ? (f) => win.requestAnimationFrame(() => setTimeout(f, 0)) : (f) => setTimeout(f, 0);
+    later(() => { if (key === lastKey) requestPictures(doc, key); });
+  }
+
+  function requestPictures(doc, key) {
+    engine.landscape(doc, TOP_PLANS).then(
+      (response) => { if (key === lastKey) landscape.value = { response, key }; },
+      (e) => { if (key === lastKey && e.code !== 'superseded') landscape.value = { error: e, key }; });
+    engine.scaling(doc).then(
+      (response) => { if (key === lastKey) scaling.value = { response, key }; },
+      (e) => { if (key === lastKey && e.code !== 'superseded') scaling.value = { error: e, key }; });
+  }
+
   async function refreshGallery() {
+    const { GALLERY, exampleScenario } = await gallery();
     for (const entry of GALLERY) {
-      if (gallery.value[entry.file]) continue;
+      if (galleryResults.value[entry.file]) continue;
       let value;
       try {
         const response = await engine.plan(exampleScenario(entry.file), 1);
@@ -158,14 +198,22 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       } catch (e) {
         value = { error: e };
       }
-      gallery.value = { ...gallery.value, [entry.file]: value };
+      galleryResults.value = { ...galleryResults.value, [entry.file]: value };
     }
   }
 
-  /** Changes part of the state; recomputes when the scenario changed. */
-  function update(patch) {
+  /**
+   * Changes part of the state; recomputes when the scenario changed. `history`: 'push' for a
+   * discrete action (Back undoes it), 'replace' while typing. Choosing another model drops the
+   * parallel pins: they were chosen for the previous model (Back brings them back).
+   */
+  function update(patch, { history = 'replace' } = {}) {
     const before = state.value;
     const next = { ...before, ...patch };
+    const modelChanged = 'model' in patch && typeof patch.model === 'string' && patch.model !== before.model;
+    const hadPins = isPinned(before);
+    if (modelChanged) Object.assign(next, UNPINNED);
+    pinsDropped.value = modelChanged && hadPins;
     const scenarioChanged = SCENARIO_KEYS.some((k) => next[k] !== before[k]) || next.x !== before.x;
     if (scenarioChanged && !('sel' in patch)) next.sel = '0';
     state.value = next;
@@ -174,14 +222,16 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (next.tab === 'report' && !scenarioChanged && (next.sel !== before.sel || next.tab !== before.tab)) refreshReport();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
     if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
-    writeUrl();
+    writeUrl(history);
   }
 
-  function loadExample(file) {
-    const doc = exampleScenario(file);
+  async function loadExample(file) {
+    const doc = (await gallery()).exampleScenario(file);
+    pinsDropped.value = false;
     state.value = { ...fromScenario(doc), tab: 'plan' };
     schedule(0);
-    writeUrl();
+    writeUrl('push');
+    focusMain.value += 1;
   }
 
   async function loadHash(fragment) {
@@ -194,17 +244,26 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (decoded.state.tab === 'examples') refreshGallery();
   }
 
+  /** Back, Forward, or a link pasted into this tab: show the state the URL now holds. */
+  function followUrl() {
+    const fragment = win.location.hash.replace(/^#/, '');
+    if (fragment === lastHashWritten) return;
+    lastHashWritten = fragment;
+    pinsDropped.value = false;
+    loadHash(fragment).then(() => schedule(0));
+  }
+
   /** Reads the URL, loads the engine and computes the first plan. */
   async function init() {
     await loadHash(win ? win.location.hash : '');
     if (win) { // also in embeds: a host may point the frame at another plan (reading only)
-      win.addEventListener('hashchange', () => {
-        if (win.location.hash.replace(/^#/, '') === lastHashWritten) return;
-        loadHash(win.location.hash).then(() => schedule(0));
-      });
+      lastHashWritten = win.location.hash.replace(/^#/, '') || null;
+      win.addEventListener('popstate', followUrl);
+      win.addEventListener('hashchange', followUrl);
     }
     const first = schedule(0);
-    engine.presets().then((p) => { presets.value = p; }, () => {});
+    // Queued behind the first plan (its timer runs first): the preset names are not needed to show it.
+    setTimeout(() => engine.presets().then((p) => { presets.value = p; }, () => {}), 0);
     await first;
     ready.value = true;
   }
@@ -222,7 +281,8 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   return {
-    state, banner, presets, result, hash, explanations, error, busy, launch, report, layout, gallery, ready, scenario, selected, fieldErrors,
+    state, banner, presets, result, resultKey, hash, explanations, error, busy, launch, report, layout, landscape, scaling,
+    gallery: galleryResults, ready, scenario, selected, fieldErrors, pinsDropped, focusMain,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },
   };

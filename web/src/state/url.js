@@ -29,10 +29,14 @@ export const MAX_HASH_CHARS = 16384;
 export const MAX_PAYLOAD_BYTES = 65536;
 const MAX_VALUE_CHARS = 200;
 
-/** The page opens on examples/gpt3-175b-1024-a100.json (a test keeps the two in step). */
+/**
+ * The page opens on examples/gpt3-175b-1024-a100.json (a test keeps the two in step) with one
+ * difference: dp is left to the search, so it follows the GPU count (1024 GPUs / (8·8) = 16 as in
+ * the example; 512 GPUs give 8 instead of "no configuration fits").
+ */
 export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
-  tp: '8', pp: '8', dp: '16', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
+  tp: '8', pp: '8', dp: '', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', x: null, ...UI_DEFAULTS,
 });
 

@@ -20,14 +20,14 @@ const plan = (over = {}) => ({
 describe('MemoryBar', () => {
   it('says when the plan fits and states every part', () => {
     render(<MemoryBar memory={plan().memory_gb} />);
-    expect(screen.getByText('fits')).toBeTruthy();
+    expect(screen.getByText('fits in memory')).toBeTruthy();
     expect(screen.getByText('20.00 GB')).toBeTruthy();
     expect(screen.getByRole('img').getAttribute('aria-label')).toContain('Activations 20.00 GB');
   });
   it('says when it does not', () => {
     render(<MemoryBar memory={{ weights: 40, gradients: 40, optimizer: 20, activations: 10, total: 110, capacity: 80 }} />);
     expect(screen.getByText('does not fit')).toBeTruthy();
-    expect(screen.getByRole('heading').textContent).toContain('110.00 GB of 80 GB');
+    expect(screen.getByRole('heading').textContent).toContain('110.00 GB of 80.0 GB');
   });
 });
 

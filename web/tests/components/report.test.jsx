@@ -38,12 +38,13 @@ describe('design report', () => {
       await waitFor(() => expect(s.state.value.model).toBe('megatron-1t'));
       await s.compute();
     });
-    expect(screen.getByLabelText('Token budget (tokens)').value).toBe('450000000000');
+    expect(screen.getByLabelText('Token budget (tokens)').value).toBe('450B'); // 450000000000 in the file, shown normalised
     expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Design report: Megatron GPT 1T on 3072 × NVIDIA A100 SXM4 80GB');
 
-    // 14 bytes per parameter (bf16 weights + fp32 Adam states) × 1008e9 (Narayanan et al. 2021 Table 1) = 14,112 GB.
+    // 14 bytes per parameter (bf16 weights + fp32 Adam states) × 1008e9 (Narayanan et al. 2021 Table 1) = 14,112 GB,
+    // shown as 14.11 TB (the page writes 1000 GB and up in TB).
     const checkpoint = figure('checkpoint size');
-    expect(checkpoint.value).toBe('14112 GB');
+    expect(checkpoint.value).toBe('14.11 TB');
     expect(checkpoint.link.textContent).toBe('[13]');
     expect(checkpoint.link.getAttribute('href')).toBe('#formula-13');
     const formula = document.getElementById('formula-13');

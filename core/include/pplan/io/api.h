@@ -2,8 +2,25 @@
 /// The one entry point of the engine: JSON in, JSON out. The CLI and the wasm module both
 /// call it, so they answer byte for byte the same. Never throws.
 ///
-/// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"layout_view"|"presets"|"version",
-///           "scenario": {...}, "top": 10, "format": "megatron"|...}
+/// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"layout_view"|"landscape"|"scaling"|
+///           "presets"|"version", "scenario": {...}, "top": 10, "format": "megatron"|...,
+///           "nearest_gpus": false}
+/// plan with "nearest_gpus": true, when no plan fits, adds "nearest_gpus": {"below": {"gpus",
+/// "plan"} | null, "above": {"gpus", "plan"} | null, "searched", "max_searches"}: the closest GPU
+/// counts with a plan (search/landscape.h nearest_gpu_counts: multiples of gpus_per_node, the
+/// scenario's pins except dp, at most kNearestMaxSearches = 48 searches and 40,000,000
+/// configurations in all). A "plan" here (and in scaling) is {"parallel", "step_time_s", "mfu",
+/// "memory_gb", "bubble_fraction", "tokens_per_s" [, "days_to_train" with a token budget]}.
+/// landscape -> {"landscape": {"points": [{"parallel", "memory_gb", "step_time_s", "mfu",
+/// "bubble_fraction", "pareto": bool, "rank": n | null}], "candidates", "evaluated", "feasible",
+/// "pareto_points", "max_points", "max_evaluations", "capacity_gb"}}: at most
+/// kLandscapeMaxPoints = 240 feasible configurations of a sample of at most 60,000 (the rule is
+/// in landscape.h), fastest first; "rank" is the position in the ranked plans of `plan` with the
+/// same "top" (0 = the recommended plan), "pareto" marks the front of step time against memory.
+/// scaling -> {"scaling": {"gpu_counts": [...], "points": [{"gpus", "plan": {...} | null,
+/// "reason": code | null, "rejected"}], "token_budget": x | null}}: the search's best plan at
+/// gpus·2^k, k = −3…3 (at most kScalingMaxCounts = 7 counts), same pins except dp; no plan
+/// gives the most frequent rejection code and how many configurations it rejected.
 /// layout_view -> {"parallel": {...}, "view": {...}} for the plan a launch configures (the
 /// complete pinned tp and pp, else the search's best): replica 0's nodes (at most
 /// kLayoutViewMaxRows rows, the middle of a long replica collapsed into {"collapsed_nodes"}),
@@ -25,6 +42,7 @@ namespace pplan {
 struct RequestOptions {
   int top = 10;             ///< plan: number of plans to return
   std::string format;       ///< launch: output format
+  bool nearest_gpus = false;  ///< plan: when nothing fits, the nearest GPU counts that admit a plan
 };
 
 /// Handles a whole request envelope (what the wasm module receives).
