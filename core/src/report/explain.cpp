@@ -90,10 +90,15 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   const ModelSpec& model = scenario.model;
   const ClusterSpec& cluster = scenario.cluster;
   const double capacity = cluster.gpu.marketed_memory_bytes;
-  const double params =
-      model.nominal_params > 0 ? model.nominal_params : total_params(model, scenario.training.seq_len);
-  const double states = 16.0 * params;
-  const int min_gpus = static_cast<int>(std::ceil(states / capacity));
+  // The method's figures (estimate.cpp method_figures) depend on the scenario only, not on
+  // the plan: take them from whichever estimate the search returned.
+  const MethodFigures method =
+      !result.plans.empty()                ? result.plans.front().method
+      : !result.nearest_infeasible.empty() ? result.nearest_infeasible.front().method
+                                           : evaluate(scenario, resolve_defaults(scenario)).method;
+  const double params = method.params;
+  const double states = method.model_states_bytes;
+  const long long min_gpus = method.min_gpus_per_replica;
 
   x.steps.push_back({1, "Budget the memory",
                      params_text(params) + " parameters × 16 bytes (bf16 weights and gradients, fp32 Adam) = " +
@@ -162,7 +167,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                " experts of each MoE layer, " + std::to_string(moe.experts / p.ep) +
                " per GPU, so expert weights take 1/" + std::to_string(p.ep) +
                " of the room and their optimizer states shard over the dp·cp/ep = " +
-               std::to_string(p.dp * p.cp / p.ep) + " expert-data-parallel copies. EP borrows its GPUs from DP: " +
+               std::to_string(1LL * p.dp * p.cp / p.ep) + " expert-data-parallel copies. EP borrows its GPUs from DP: " +
                "each token's hidden state travels to its top-" + std::to_string(moe.top_k) +
                " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
                " per GPU; the group spans " + std::to_string(ep_group.nodes) + " node" +
@@ -206,7 +211,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     x.alternatives.push_back(compare(scenario, best, "plain data parallel (ZeRO-0)",
                                      with([](ParallelConfig& q) { q.zero = 0; })));
   }
-  if (!scenario.parallel.micro_batch && scenario.training.global_batch % (p.dp * p.micro_batch * 2) == 0) {
+  if (!scenario.parallel.micro_batch && scenario.training.global_batch % (2LL * p.dp * p.micro_batch) == 0) {
     x.alternatives.push_back(compare(scenario, best, "micro-batch " + std::to_string(p.micro_batch * 2),
                                      with([](ParallelConfig& q) { q.micro_batch *= 2; })));
   }
