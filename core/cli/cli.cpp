@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <istream>
+#include <new>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -375,6 +376,10 @@ json set_value(const std::string& pointer, const std::string& text) {
 void apply_edits(json& scenario, const Parsed& p, std::istream& in) {
   std::set<std::string> set_so_far;
   for (const auto& [name, value] : p.edits) {
+    // Arguments are bytes; what reaches the scenario must be text the parser would accept.
+    if (!valid_utf8(value)) {
+      throw CliError{"request.bad_option", "/", name + ": the value is not valid UTF-8"};
+    }
     if (name == "--model") {
       set_field(scenario, "/model", names_a_file(value) ? model_from_file(value, in) : json(value), name, set_so_far);
     } else if (name == "--gpu") {
@@ -561,6 +566,10 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     return run_parsed(parse_arguments(rest), in, out, err, environment);
   } catch (const CliError& e) {
     return fail(out, err, e, e.code == "request.bad_option" || e.code == "request.unknown_command", command);
+  } catch (const std::bad_alloc&) {
+    throw;  // main() answers it without allocating
+  } catch (const std::exception& e) {
+    return fail(out, err, CliError{"internal", "/", std::string("internal error: ") + e.what()}, false, command);
   }
 }
 

@@ -57,7 +57,9 @@ char32_t decode_utf8(std::string_view text, std::size_t at, std::size_t& length)
     cp = (cp << 6) | (byte(at + k) & 0x3F);
   }
   const char32_t smallest[] = {0, 0x80, 0x800, 0x10000};
-  if (cp < smallest[need] || cp > 0x10FFFF) return 0xFFFD;  // overlong or out of Unicode
+  if (cp < smallest[need] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    return 0xFFFD;  // overlong, a surrogate, or beyond Unicode
+  }
   length = need + 1;
   return cp;
 }
@@ -94,6 +96,13 @@ std::size_t damerau_distance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
+
+bool valid_utf8(std::string_view text) {
+  for (std::size_t at = 0, length = 0; at < text.size(); at += length) {
+    if (decode_utf8(text, at, length) == 0xFFFD && length == 1) return false;
+  }
+  return true;
+}
 
 std::size_t utf8_length(std::string_view text) {
   std::size_t count = 0;

@@ -95,6 +95,8 @@ TEST(Cli, EveryErrorPrintsTheErrorObjectAndExits2) {
       {{"plan", "--tp", "8", "--set", "parallel.tp=4"}, "request.bad_option"},  // set twice
       {{"plan", "--gpu", "h100-sxm", "--set", "cluster.gpu.memory_gb=80"}, "request.bad_option"},
       {{"plan", "--set", "parallel.tp"}, "request.bad_option"},
+      // Found by fuzzing: an argument that is not UTF-8 threw from the scenario's dump.
+      {{"plan", "--model", "llama3-7\xd9" "0b", "--gpu", "h100-sxm"}, "request.bad_option"},
   };
   for (const Case& c : cases) {
     std::string shown;

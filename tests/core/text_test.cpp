@@ -59,6 +59,10 @@ TEST(Text, ForbiddenCharactersAndLengthsCountCodePoints) {
   EXPECT_EQ(utf8_length("abc"), 3u);
   EXPECT_EQ(utf8_length("é日\xf0\x9f\x98\x80"), 3u);  // 2 + 3 + 4 bytes
   EXPECT_EQ(utf8_length("\xff\xfe"), 2u);            // malformed bytes count one each
+  EXPECT_TRUE(valid_utf8("é日\xf0\x9f\x98\x80\xef\xbf\xbd"));
+  for (const char* bad : {"\xff", "llama3-7\xd9" "0b", "\xc0\x80", "\xed\xa0\x80", "\xe2\x82"}) {
+    EXPECT_FALSE(valid_utf8(bad)) << bad;
+  }
 }
 
 TEST(Text, ClosestMatchAcrossCaseAndNearMisses) {

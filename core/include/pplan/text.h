@@ -24,6 +24,9 @@ std::string format_significant(double value, int digits = 6);
  */
 double round_significant(double value, int digits);
 
+/// Whether `text` is well-formed UTF-8 (no stray byte, overlong form or surrogate).
+bool valid_utf8(std::string_view text);
+
 /// Unicode code points in UTF-8 text; a byte that starts no valid sequence counts as one.
 std::size_t utf8_length(std::string_view text);
 

@@ -831,7 +831,7 @@ std::string shortest_number(double x) {
     out += "0." + std::string(-n, '0') + digits;
   } else {
     out += digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "");
-    char exponent[8];
+    char exponent[16];
     std::snprintf(exponent, sizeof exponent, "e%c%02d", n - 1 < 0 ? '-' : '+', std::abs(n - 1));
     out += exponent;
   }
