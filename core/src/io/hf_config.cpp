@@ -171,7 +171,10 @@ bool has_dropout(const ConfigReader& r, ordered_json& mapped, Family family) {
   // GPT-2's probabilities default to 0.1 (GPT2Config), the others' to 0.
   const std::vector<std::pair<const char*, double>> keys =
       gpt2 ? std::vector<std::pair<const char*, double>>{{"resid_pdrop", 0.1}, {"embd_pdrop", 0.1}, {"attn_pdrop", 0.1}}
-           : std::vector<std::pair<const char*, double>>{{"attention_dropout", 0.0}, {"hidden_dropout", 0.0}};
+           : std::vector<std::pair<const char*, double>>{{"attention_dropout", 0.0},
+                                                          {"hidden_dropout", 0.0},
+                                                          {"attention_probs_dropout_prob", 0.0},
+                                                          {"hidden_dropout_prob", 0.0}};
   for (const auto& [key, fallback] : keys) {
     const double p = r.real(key, fallback);
     if (p > 0) {
