@@ -7,13 +7,12 @@
 #include <cmath>
 #include <istream>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "flags.h"
 #include "human.h"
@@ -38,8 +37,9 @@ struct CliError {
 };
 
 const std::vector<std::string>& commands() {
-  static const std::vector<std::string> names = {"evaluate", "plan",         "explain", "launch", "report",
-                                                 "layout_view", "import_model", "presets", "version"};
+  static const std::vector<std::string> names = {"evaluate",     "plan",    "explain",
+                                                 "launch",       "report",  "layout_view",
+                                                 "import_model", "presets", "version"};
   return names;
 }
 
@@ -56,28 +56,45 @@ struct Option {
   const char* example;
 };
 
-const std::vector<std::string> kScenarioCommands = {"evaluate", "plan", "explain", "launch", "report", "layout_view"};
+const std::vector<std::string> kScenarioCommands = {"evaluate", "plan",   "explain",
+                                                    "launch",   "report", "layout_view"};
 
 const std::vector<Option>& options() {
   static const std::vector<Option> list = {
       {"--model", "ID|FILE", kScenarioCommands,
-       "a model preset, a pplan model JSON file, or a Hugging Face config.json", "--model llama3-70b"},
-      {"--gpu", "ID|FILE", kScenarioCommands, "a GPU preset or a pplan GPU JSON file", "--gpu h100-sxm"},
+       "a model preset, a pplan model JSON file, or a Hugging Face config.json",
+       "--model llama3-70b"},
+      {"--gpu", "ID|FILE", kScenarioCommands, "a GPU preset or a pplan GPU JSON file",
+       "--gpu h100-sxm"},
       {"--set", "FIELD=VALUE", kScenarioCommands,
-       "set any scenario field (dotted or JSON pointer); VALUE is JSON, a human number or text; repeatable",
+       "set any scenario field (dotted or JSON pointer); VALUE is JSON, a human number or text; "
+       "repeatable",
        "--set parallel.tp=8 --set training.flash_attention=false"},
-      {"--print-scenario", nullptr, kScenarioCommands, "print the scenario JSON the file and flags make, and stop",
-       "--print-scenario"},
+      {"--print-scenario", nullptr, kScenarioCommands,
+       "print the scenario JSON the file and flags make, and stop", "--print-scenario"},
       {"--top", "N", {"plan"}, "plans to return, 1 to 1000 (default 10)", "--top 5"},
-      {"--format", "F", {"launch"},
+      {"--format",
+       "F",
+       {"launch"},
        "megatron, slurm, env, torchtitan, torchtitan-toml, deepspeed, nemo, nccl-tests or layout",
        "--format megatron"},
-      {"--no-timing", nullptr, {"plan", "explain"},
-       "leave out the search's wall time: the answer is byte-identical run to run", "--no-timing"},
-      {"--name", "NAME", {"import_model"}, "the imported model's name (default: the config's)", "--name \"Llama 3.1 8B\""},
-      {"--json", nullptr, commands(), "the contract's JSON (the default when stdout is not a terminal)", "--json"},
-      {"--table", nullptr, {"evaluate", "plan", "import_model", "presets", "version"},
-       "the human table (the default on a terminal)", "--table"},
+      {"--no-timing",
+       nullptr,
+       {"plan", "explain"},
+       "leave out the search's wall time: the answer is byte-identical run to run",
+       "--no-timing"},
+      {"--name",
+       "NAME",
+       {"import_model"},
+       "the imported model's name (default: the config's)",
+       "--name \"Llama 3.1 8B\""},
+      {"--json", nullptr, commands(),
+       "the contract's JSON (the default when stdout is not a terminal)", "--json"},
+      {"--table",
+       nullptr,
+       {"evaluate", "plan", "import_model", "presets", "version"},
+       "the human table (the default on a terminal)",
+       "--table"},
   };
   return list;
 }
@@ -115,19 +132,23 @@ std::string general_help() {
          "commands:\n"
          "  evaluate      one complete plan's estimate (fields left out are filled in and listed)\n"
          "  plan          search every layout; pinned fields stay fixed\n"
-         "  explain       the search's winner in words: the method's six steps and the alternatives\n"
+         "  explain       the search's winner in words: the method's six steps and the "
+         "alternatives\n"
          "  launch        the plan's launch configuration (--format megatron|slurm|env|...)\n"
          "  report        the design report (Markdown)\n"
          "  layout_view   the layout picture's replica view (JSON)\n"
          "  import_model  a Hugging Face config.json as a pplan model\n"
          "  presets       the built-in models and GPUs\n"
          "  version       the engine and schema versions\n\n"
-         "The scenario comes from FILE (- reads stdin), from flags, or both (flags override FILE):\n"
+         "The scenario comes from FILE (- reads stdin), from flags, or both (flags override "
+         "FILE):\n"
          "  pplan plan --model llama3-70b --gpu h100-sxm --gpus 256 --seq 8k --batch 512\n"
          "  pplan evaluate examples/gpt3-175b-1024-a100.json --pp 16 --set parallel.zero=1\n"
-         "  pplan plan --model path/to/config.json --gpu h100-sxm --gpus 64 --seq 4k --batch 256\n\n" +
+         "  pplan plan --model path/to/config.json --gpu h100-sxm --gpus 64 --seq 4k --batch "
+         "256\n\n" +
          std::string(kHumanUnits) +
-         "\nOn a terminal evaluate, plan, import_model, presets and version print a table; elsewhere\n"
+         "\nOn a terminal evaluate, plan, import_model, presets and version print a table; "
+         "elsewhere\n"
          "(pipes, scripts) the contract's JSON; --json and --table choose. Exit 0 on success (an\n"
          "infeasible plan is an answer), 2 on bad input with the error object\n"
          "{\"ok\": false, \"error\": {\"code\", \"path\", \"message\"}} on stdout.\n\n"
@@ -136,22 +157,29 @@ std::string general_help() {
 
 std::string command_help(const std::string& command) {
   std::string out = "usage: pplan " + command;
-  if (takes_scenario(command)) out += " [FILE|-] [scenario flags] [options]\n";
-  else if (command == "import_model") out += " CONFIG.json|- [options]\n";
-  else out += " [options]\n";
-  std::vector<std::vector<std::string>> rows;  // {name, help, example}; a section heading has no help
-  auto row = [&](const std::string& name, const char* value, const std::string& help, const std::string& example) {
+  if (takes_scenario(command))
+    out += " [FILE|-] [scenario flags] [options]\n";
+  else if (command == "import_model")
+    out += " CONFIG.json|- [options]\n";
+  else
+    out += " [options]\n";
+  std::vector<std::vector<std::string>>
+      rows;  // {name, help, example}; a section heading has no help
+  auto row = [&](const std::string& name, const char* value, const std::string& help,
+                 const std::string& example) {
     rows.push_back({name + (value ? std::string(" ") + value : ""), help, example});
   };
   if (takes_scenario(command)) {
     rows.push_back({"scenario flags (override FILE's fields):", "", ""});
     for (const Option& o : options()) {
-      if (std::string(o.name) == "--model" || std::string(o.name) == "--gpu") row(o.name, o.value, o.help, o.example);
+      if (std::string(o.name) == "--model" || std::string(o.name) == "--gpu")
+        row(o.name, o.value, o.help, o.example);
     }
     for (const ScenarioFlag& f : scenario_flags()) {
       std::string field = f.pointer + 1;
       std::replace(field.begin(), field.end(), '/', '.');
-      row(f.flag, f.value, f.help + std::string(", sets ") + field, std::string(f.flag) + " " + f.example);
+      row(f.flag, f.value, f.help + std::string(", sets ") + field,
+          std::string(f.flag) + " " + f.example);
     }
     for (const Option& o : options()) {
       if (std::string(o.name) == "--set") row(o.name, o.value, o.help, o.example);
@@ -174,19 +202,44 @@ std::string command_help(const std::string& command) {
       out += "\n" + r[0] + "\n";
       continue;
     }
-    out += "  " + r[0] + std::string(width - utf8_length(r[0]) + 2, ' ') + r[1] + "; e.g. " + r[2] + "\n";
+    out += "  " + r[0] + std::string(width - utf8_length(r[0]) + 2, ' ') + r[1] + "; e.g. " + r[2] +
+           "\n";
   }
   if (takes_scenario(command)) out += "\n" + std::string(kHumanUnits);
-  if (command == "plan") out += "\nexample: pplan plan --model llama3-70b --gpu h100-sxm --gpus 256 --seq 8k --batch 512 --top 5\n";
-  if (command == "evaluate") out += "\nexample: pplan evaluate --model gpt3-175b --gpu a100-80gb --gpus 1024 --seq 2k --batch 1536 --tp 8 --pp 8\n";
+  if (command == "plan")
+    out +=
+        "\nexample: pplan plan --model llama3-70b --gpu h100-sxm --gpus 256 --seq 8k --batch 512 "
+        "--top 5\n";
+  if (command == "evaluate")
+    out +=
+        "\nexample: pplan evaluate --model gpt3-175b --gpu a100-80gb --gpus 1024 --seq 2k --batch "
+        "1536 --tp 8 --pp 8\n";
   if (command == "explain") out += "\nexample: pplan explain examples/gpt3-175b-1024-a100.json\n";
-  if (command == "launch") out += "\nexample: pplan launch examples/gpt3-175b-1024-a100.json --format slurm\n";
-  if (command == "report") out += "\nexample: pplan report --model deepseek-v3 --gpu h100-sxm --gpus 2k --seq 4k --batch 15,360 --tokens 14.8T\n";
-  if (command == "layout_view") out += "\nexample: pplan layout_view examples/gpt3-175b-1024-a100.json\n";
-  if (command == "import_model") out += "\nexample: pplan import_model tests/data/hf-configs/meta-llama--Llama-3.1-8B.json\n";
+  if (command == "launch")
+    out += "\nexample: pplan launch examples/gpt3-175b-1024-a100.json --format slurm\n";
+  if (command == "report")
+    out +=
+        "\nexample: pplan report --model deepseek-v3 --gpu h100-sxm --gpus 2k --seq 4k --batch "
+        "15,360 --tokens 14.8T\n";
+  if (command == "layout_view")
+    out += "\nexample: pplan layout_view examples/gpt3-175b-1024-a100.json\n";
+  if (command == "import_model")
+    out += "\nexample: pplan import_model tests/data/hf-configs/meta-llama--Llama-3.1-8B.json\n";
   if (command == "presets") out += "\nexample: pplan presets --json\n";
   if (command == "version") out += "\nexample: pplan version\n";
   return out;
+}
+
+/// The field of the request an option sets, where an error about it points.
+std::string field_of(const std::string& option) {
+  if (option == "--top") return "/top";
+  if (option == "--format") return "/format";
+  if (option == "--no-timing") return "/timing";
+  if (option == "--name") return "/name";
+  if (option == "--model") return "/model";
+  if (option == "--gpu") return "/cluster/gpu";
+  if (const ScenarioFlag* flag = find_flag(option)) return flag->pointer;
+  return "/";
 }
 
 /// What the arguments say.
@@ -222,7 +275,8 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       }
       if (p.file) {
         throw CliError{"request.bad_option", "/",
-                       "a second FILE \"" + arg.substr(0, 80) + "\" after \"" + p.file->substr(0, 80) +
+                       "a second FILE \"" + arg.substr(0, 80) + "\" after \"" +
+                           p.file->substr(0, 80) +
                            "\": give one scenario (flags can change its fields)"};
       }
       p.file = arg;
@@ -234,14 +288,15 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
     const ScenarioFlag* flag = option ? nullptr : find_flag(name);
     if (!option && !flag) {
       const std::optional<std::string> near = closest_match(name, every_option_name());
-      throw CliError{"request.bad_option", "/",
-                     "unknown option " + name.substr(0, 80) + (near ? " (did you mean " + *near + "?)" : "")};
+      throw CliError{
+          "request.bad_option", "/",
+          "unknown option " + name.substr(0, 80) + (near ? " (did you mean " + *near + "?)" : "")};
     }
     const std::vector<std::string>& allowed = option ? option->commands : kScenarioCommands;
     if (std::find(allowed.begin(), allowed.end(), p.command) == allowed.end()) {
       std::string which;
       for (const std::string& c : allowed) which += (which.empty() ? "" : ", ") + c;
-      throw CliError{"request.bad_option", "/",
+      throw CliError{"request.bad_option", field_of(name),
                      name + " is not an option of " + p.command + " (it is one of " + which + ")"};
     }
     const bool takes_value = flag || option->value;
@@ -252,27 +307,34 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       } else if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) {
         value = args[++i];
       } else {
-        throw CliError{"request.bad_option", "/",
+        throw CliError{"request.bad_option", field_of(name),
                        name + " needs a value (" + (flag ? flag->value : option->value) + ")"};
       }
     } else if (equals != std::string::npos) {
-      throw CliError{"request.bad_option", "/", name + " takes no value"};
+      throw CliError{"request.bad_option", field_of(name), name + " takes no value"};
     }
     if (name != "--set" && !given.insert(name).second) {
-      throw CliError{"request.bad_option", "/", name + " given twice: give it once"};
+      throw CliError{"request.bad_option", field_of(name), name + " given twice: give it once"};
     }
-    if (name == "--json") p.json = true;
-    else if (name == "--table") p.table = true;
-    else if (name == "--no-timing") p.timing = false;
-    else if (name == "--print-scenario") p.print_scenario = true;
-    else if (name == "--format") p.format = value;
-    else if (name == "--name") p.name = value;
+    if (name == "--json")
+      p.json = true;
+    else if (name == "--table")
+      p.table = true;
+    else if (name == "--no-timing")
+      p.timing = false;
+    else if (name == "--print-scenario")
+      p.print_scenario = true;
+    else if (name == "--format")
+      p.format = value;
+    else if (name == "--name")
+      p.name = value;
     else if (name == "--top") {
       std::string error;
       const std::optional<double> top = parse_human_number(value, Units::kCount, error);
       if (!top || *top < 1 || *top > 1000) {
-        throw CliError{"request.bad_option", "/top", "--top takes a whole number from 1 to 1000, not \"" +
-                                                         value.substr(0, 40) + "\""};
+        throw CliError{
+            "request.bad_option", "/top",
+            "--top takes a whole number from 1 to 1000, not \"" + value.substr(0, 40) + "\""};
       }
       p.top = static_cast<int>(*top);
     } else {
@@ -286,7 +348,8 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
 /// A document read and parsed strictly; errors become the CLI's, at `pointer`.
 json read_json(const std::string& path, std::istream& in, const std::string& pointer) {
   const ReadResult read = read_document(path, in, kMaxDocumentBytes);
-  if (!read.ok()) throw CliError{read.code, read.code == "input.too_large" ? "/" : pointer, read.message};
+  if (!read.ok())
+    throw CliError{read.code, read.code == "input.too_large" ? "/" : pointer, read.message};
   try {
     return parse_document(read.text);
   } catch (const InputError& e) {
@@ -309,7 +372,8 @@ json model_from_file(const std::string& path, std::istream& in) {
   std::string file = slash == std::string::npos ? name : name.substr(slash + 1);
   if (file == "config.json" && slash != std::string::npos) {
     const std::string folder = name.substr(0, slash);
-    name = folder.substr(folder.find_last_of('/') == std::string::npos ? 0 : folder.find_last_of('/') + 1);
+    name = folder.substr(
+        folder.find_last_of('/') == std::string::npos ? 0 : folder.find_last_of('/') + 1);
   } else {
     name = file.substr(0, file.rfind(".json"));
   }
@@ -319,7 +383,8 @@ json model_from_file(const std::string& path, std::istream& in) {
   if (!answer.value("ok", false)) {
     const json& e = answer["error"];
     throw CliError{e.value("code", "internal"), "/model",
-                   path + ": " + e.value("message", std::string()) + " (at " + e.value("path", std::string()) + ")"};
+                   path + ": " + e.value("message", std::string()) + " (at " +
+                       e.value("path", std::string()) + ")"};
   }
   return answer["model"];
 }
@@ -328,14 +393,16 @@ json model_from_file(const std::string& path, std::istream& in) {
 void set_field(json& scenario, const std::string& pointer, json value, const std::string& by,
                std::set<std::string>& set_so_far) {
   if (!set_so_far.insert(pointer).second) {
-    throw CliError{"request.bad_option", pointer, pointer + " is set twice (again by " + by + "): set it once"};
+    throw CliError{"request.bad_option", pointer,
+                   pointer + " is set twice (again by " + by + "): set it once"};
   }
   try {
     scenario[json::json_pointer(pointer)] = std::move(value);
   } catch (const json::exception&) {
     throw CliError{"request.bad_option", pointer,
-                   by + ": cannot set " + pointer + ": a field above it is not an object (a preset id? "
-                        "give the object, e.g. --model FILE)"};
+                   by + ": cannot set " + pointer +
+                       ": a field above it is not an object (a preset id? "
+                       "give the object, e.g. --model FILE)"};
   }
 }
 
@@ -343,8 +410,8 @@ void set_field(json& scenario, const std::string& pointer, json value, const std
 json flag_value(const ScenarioFlag& flag, const std::string& value) {
   if (flag.kind == ScenarioFlag::kText) return value;
   std::string error;
-  const std::optional<double> x =
-      parse_human_number(value, flag.kind == ScenarioFlag::kAmount ? Units::kAmount : Units::kCount, error);
+  const std::optional<double> x = parse_human_number(
+      value, flag.kind == ScenarioFlag::kAmount ? Units::kAmount : Units::kCount, error);
   if (!x) {
     throw CliError{"request.bad_option", flag.pointer,
                    std::string(flag.flag) + " \"" + value.substr(0, 40) + "\": " + error +
@@ -359,7 +426,8 @@ json set_value(const std::string& pointer, const std::string& text) {
   try {
     return parse_document(text);
   } catch (const InputError& e) {
-    if (e.code() != "schema.parse_error") throw CliError{e.code(), pointer, "--set " + pointer + ": " + e.what()};
+    if (e.code() != "schema.parse_error")
+      throw CliError{e.code(), pointer, "--set " + pointer + ": " + e.what()};
   }
   std::string error;
   if (const std::optional<double> x = parse_human_number(text, units_of(pointer), error)) {
@@ -381,19 +449,22 @@ void apply_edits(json& scenario, const Parsed& p, std::istream& in) {
       throw CliError{"request.bad_option", "/", name + ": the value is not valid UTF-8"};
     }
     if (name == "--model") {
-      set_field(scenario, "/model", names_a_file(value) ? model_from_file(value, in) : json(value), name, set_so_far);
-    } else if (name == "--gpu") {
-      set_field(scenario, "/cluster/gpu", names_a_file(value) ? read_json(value, in, "/cluster/gpu") : json(value),
+      set_field(scenario, "/model", names_a_file(value) ? model_from_file(value, in) : json(value),
                 name, set_so_far);
+    } else if (name == "--gpu") {
+      set_field(scenario, "/cluster/gpu",
+                names_a_file(value) ? read_json(value, in, "/cluster/gpu") : json(value), name,
+                set_so_far);
     } else if (name == "--set") {
       const std::size_t equals = value.find('=');
       const std::string pointer = to_pointer(value.substr(0, equals));
       if (equals == std::string::npos || pointer.empty()) {
-        throw CliError{"request.bad_option", "/",
-                       "--set \"" + value.substr(0, 80) + "\": give FIELD=VALUE, e.g. parallel.tp=8"};
+        throw CliError{
+            "request.bad_option", "/",
+            "--set \"" + value.substr(0, 80) + "\": give FIELD=VALUE, e.g. parallel.tp=8"};
       }
-      set_field(scenario, pointer, set_value(pointer, value.substr(equals + 1)), "--set " + value.substr(0, equals),
-                set_so_far);
+      set_field(scenario, pointer, set_value(pointer, value.substr(equals + 1)),
+                "--set " + value.substr(0, equals), set_so_far);
     } else {
       const ScenarioFlag& flag = *find_flag(name);
       set_field(scenario, flag.pointer, flag_value(flag, value), name, set_so_far);
@@ -413,7 +484,8 @@ std::string flag_for(const std::string& pointer) {
   return "";
 }
 
-std::string error_text(const std::string& code, const std::string& path, const std::string& message) {
+std::string error_text(const std::string& code, const std::string& path,
+                       const std::string& message) {
   ordered_json j;
   j["ok"] = false;
   j["schema_version"] = kSchemaVersion;
@@ -421,16 +493,18 @@ std::string error_text(const std::string& code, const std::string& path, const s
   return dump_document(j);
 }
 
-int fail(std::ostream& out, std::ostream& err, const CliError& e, bool usage_hint, const std::string& command) {
+int fail(std::ostream& out, std::ostream& err, const CliError& e, bool usage_hint,
+         const std::string& command) {
   out << error_text(e.code, e.path, e.message) << "\n";
   err << "pplan: " << e.code << " at " << e.path << ": " << e.message << "\n";
-  if (usage_hint) err << "pplan: see pplan " << (command.empty() ? "--help" : command + " --help") << "\n";
+  if (usage_hint)
+    err << "pplan: see pplan " << (command.empty() ? "--help" : command + " --help") << "\n";
   return 2;
 }
 
 /// Prints the engine's answer the way the command and the terminal want it.
-int emit(const Parsed& p, const std::string& response, const Environment& environment, bool built_from_flags,
-         std::ostream& out, std::ostream& err) {
+int emit(const Parsed& p, const std::string& response, const Environment& environment,
+         bool built_from_flags, std::ostream& out, std::ostream& err) {
   const json answer = json::parse(response, nullptr, false);
   const bool ok = answer.is_object() && answer.value("ok", false);
   if (!ok) {
@@ -450,7 +524,8 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
     }
     return 2;
   }
-  const bool text_command = p.command == "explain" || p.command == "report" || p.command == "launch";
+  const bool text_command =
+      p.command == "explain" || p.command == "report" || p.command == "launch";
   if (p.json || (!text_command && !p.table && !environment.stdout_is_terminal)) {
     out << response << "\n";
     return 0;
@@ -462,7 +537,8 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
           << step["text"].get<std::string>() << "\n";
     }
     for (const json& alt : x["alternatives"]) {
-      out << "   - " << alt["label"].get<std::string>() << " " << alt["verdict"].get<std::string>() << "\n";
+      out << "   - " << alt["label"].get<std::string>() << " " << alt["verdict"].get<std::string>()
+          << "\n";
     }
     out << "\n30-second answer: " << x["thirty_second_answer"].get<std::string>() << "\n";
     return 0;
@@ -481,7 +557,8 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
       return 0;
     }
     out << response << "\n";
-    if (answer.contains("problems")) err << "pplan: this plan cannot be launched; see \"problems\"\n";
+    if (answer.contains("problems"))
+      err << "pplan: this plan cannot be launched; see \"problems\"\n";
     return 0;
   }
   const std::string table = human_answer(p.command, answer);
@@ -503,7 +580,9 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
   if (!takes_scenario(p.command)) {
     std::string document;
     if (p.command == "import_model") {
-      if (!p.file) throw CliError{"request.bad_option", "/", "import_model needs a CONFIG.json (or - for stdin)"};
+      if (!p.file)
+        throw CliError{"request.bad_option", "/",
+                       "import_model needs a CONFIG.json (or - for stdin)"};
       const ReadResult read = read_document(*p.file, in, kMaxDocumentBytes);
       if (!read.ok()) throw CliError{read.code, "/", read.message};
       document = read.text;
@@ -518,12 +597,14 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
     scenario_text = read.text;
   } else {
     if (!p.file && !flags) {
-      throw CliError{"request.bad_option", "/",
-                     "no scenario: give FILE, - for stdin, or flags such as --model ID --gpu ID --gpus N "
-                     "--seq N --batch N"};
+      throw CliError{
+          "request.bad_option", "/",
+          "no scenario: give FILE, - for stdin, or flags such as --model ID --gpu ID --gpus N "
+          "--seq N --batch N"};
     }
     json scenario = p.file ? read_json(*p.file, in, "/") : json{{"schema_version", kSchemaVersion}};
-    if (!scenario.is_object()) throw CliError{"schema.not_an_object", "/", "the scenario must be a JSON object"};
+    if (!scenario.is_object())
+      throw CliError{"schema.not_an_object", "/", "the scenario must be a JSON object"};
     apply_edits(scenario, p, in);
     if (p.print_scenario) {
       out << scenario.dump(2) << "\n";
@@ -533,13 +614,14 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
   }
   const std::string engine_command = p.command == "explain" ? "plan" : p.command;
   if (p.command == "explain") options.top = 1;
-  return emit(p, handle_command(engine_command, scenario_text, options), environment, flags && !p.file, out, err);
+  return emit(p, handle_command(engine_command, scenario_text, options), environment,
+              flags && !p.file, out, err);
 }
 
 }  // namespace
 
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
-        const Environment& environment) {
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err, const Environment& environment) {
   std::string command;
   try {
     if (args.empty()) {
@@ -556,20 +638,23 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       const std::optional<std::string> near = closest_match(command, commands());
       const std::string shown = command.substr(0, 40);
       command.clear();
-      throw CliError{"request.unknown_command", "/command",
-                     "unknown command \"" + shown + "\"" + (near ? " (did you mean " + *near + "?)" : "") +
-                         " (commands: evaluate, plan, explain, launch, report, layout_view, import_model, "
-                         "presets, version)"};
+      throw CliError{
+          "request.unknown_command", "/command",
+          "unknown command \"" + shown + "\"" + (near ? " (did you mean " + *near + "?)" : "") +
+              " (commands: evaluate, plan, explain, launch, report, layout_view, import_model, "
+              "presets, version)"};
     }
     std::vector<std::string> rest = args;
     rest.front() = command;
     return run_parsed(parse_arguments(rest), in, out, err, environment);
   } catch (const CliError& e) {
-    return fail(out, err, e, e.code == "request.bad_option" || e.code == "request.unknown_command", command);
+    return fail(out, err, e, e.code == "request.bad_option" || e.code == "request.unknown_command",
+                command);
   } catch (const std::bad_alloc&) {
     throw;  // main() answers it without allocating
   } catch (const std::exception& e) {
-    return fail(out, err, CliError{"internal", "/", std::string("internal error: ") + e.what()}, false, command);
+    return fail(out, err, CliError{"internal", "/", std::string("internal error: ") + e.what()},
+                false, command);
   }
 }
 

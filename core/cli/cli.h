@@ -22,7 +22,7 @@ struct Environment {
  * the CLI's own included, prints the error object on `out` and one line on `err`, and returns
  * 2; success returns 0 (an infeasible plan is a success).
  */
-int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out, std::ostream& err,
-        const Environment& environment = {});
+int run(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+        std::ostream& err, const Environment& environment = {});
 
 }  // namespace pplan::cli

@@ -26,7 +26,7 @@ struct ScenarioFlag {
   const char* flag;     ///< "--seq"
   const char* pointer;  ///< "/training/seq_len"
   enum Kind { kCount, kAmount, kText } kind;
-  const char* value;    ///< for --help: "N"
+  const char* value;  ///< for --help: "N"
   const char* help;
   const char* example;  ///< for --help: "8k"
 };

@@ -23,7 +23,8 @@ std::string seconds(double s) { return s < 1 ? fixed(s * 1000.0, 0) + " ms" : fi
 
 std::string grouped(long long v) {
   std::string digits = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+    digits.insert(static_cast<std::size_t>(i), ",");
   return (v < 0 ? "-" : "") + digits;
 }
 
@@ -48,7 +49,8 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
     std::string line;
     for (std::size_t c = 0; c < row.size(); ++c) {
       const std::size_t pad = width[c] - utf8_length(row[c]);
-      line += (c ? "  " : "") + (numeric[c] ? std::string(pad, ' ') + row[c] : row[c] + std::string(pad, ' '));
+      line += (c ? "  " : "") +
+              (numeric[c] ? std::string(pad, ' ') + row[c] : row[c] + std::string(pad, ' '));
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
@@ -80,27 +82,33 @@ std::string estimate_text(const json& e) {
   const json& m = e["memory_gb"];
   const json& t = e["time_s"];
   std::string out;
-  out += std::string(e["fits"] == true ? "fits" : "does not fit") + ": " + layout_of(e["parallel"]) + "\n";
+  out += std::string(e["fits"] == true ? "fits" : "does not fit") + ": " +
+         layout_of(e["parallel"]) + "\n";
   std::vector<std::vector<std::string>> rows = {{"", ""}};
-  rows.push_back({"memory per GPU", fixed(number(m, "total"), 2) + " of " + fixed(number(m, "capacity"), 2) + " GB"});
+  rows.push_back({"memory per GPU",
+                  fixed(number(m, "total"), 2) + " of " + fixed(number(m, "capacity"), 2) + " GB"});
   rows.push_back({"  weights / gradients / optimizer",
-                  fixed(number(m, "weights"), 2) + " / " + fixed(number(m, "gradients"), 2) + " / " +
-                      fixed(number(m, "optimizer"), 2) + " GB"});
-  rows.push_back({"  activations / reserved", fixed(number(m, "activations"), 2) + " / " + fixed(number(m, "reserved"), 2) + " GB"});
+                  fixed(number(m, "weights"), 2) + " / " + fixed(number(m, "gradients"), 2) +
+                      " / " + fixed(number(m, "optimizer"), 2) + " GB"});
+  rows.push_back({"  activations / reserved", fixed(number(m, "activations"), 2) + " / " +
+                                                  fixed(number(m, "reserved"), 2) + " GB"});
   const json& p = e["pipeline"];
-  rows.push_back({"pipeline", p["schedule"].get<std::string>() + ", " + fixed(number(p, "microbatches"), 0) +
-                                  " micro-batches, bubble " + pct(number(p, "bubble_fraction"))});
+  rows.push_back({"pipeline", p["schedule"].get<std::string>() + ", " +
+                                  fixed(number(p, "microbatches"), 0) + " micro-batches, bubble " +
+                                  pct(number(p, "bubble_fraction"))});
   rows.push_back({"step time", seconds(number(e, "step_time_s"))});
-  rows.push_back({"  compute / recompute / bubble",
-                  seconds(number(t, "compute")) + " / " + seconds(number(t, "recompute")) + " / " + seconds(number(t, "bubble"))});
+  rows.push_back({"  compute / recompute / bubble", seconds(number(t, "compute")) + " / " +
+                                                        seconds(number(t, "recompute")) + " / " +
+                                                        seconds(number(t, "bubble"))});
   rows.push_back({"  exposed tp / cp / ep / pp / dp",
                   seconds(number(t, "tp_comm")) + " / " + seconds(number(t, "cp_comm")) + " / " +
-                      seconds(number(t, "ep_comm")) + " / " + seconds(number(t, "pp_comm")) + " / " +
-                      seconds(number(t, "dp_comm"))});
+                      seconds(number(t, "ep_comm")) + " / " + seconds(number(t, "pp_comm")) +
+                      " / " + seconds(number(t, "dp_comm"))});
   rows.push_back({"MFU / HFU", pct(number(e, "mfu")) + " / " + pct(number(e, "hfu"))});
   rows.push_back({"TFLOP/s per GPU", fixed(number(e, "tflops_per_gpu"), 1)});
   rows.push_back({"tokens per second", grouped(static_cast<long long>(number(e, "tokens_per_s")))});
-  if (e.contains("days_to_train")) rows.push_back({"days to train", fixed(number(e, "days_to_train"), 1)});
+  if (e.contains("days_to_train"))
+    rows.push_back({"days to train", fixed(number(e, "days_to_train"), 1)});
   out += table(rows);
   const std::string diagnostics = diagnostics_of(e);
   if (!diagnostics.empty()) out += "diagnostics:\n" + diagnostics;
@@ -116,16 +124,18 @@ std::string plan_text(const json& a) {
       out += "Closest: " + estimate_text(a["nearest_infeasible"][0]);
     }
   } else {
-    std::vector<std::vector<std::string>> rows = {
-        {"#", "tp", "pp", "dp", "cp", "ep", "vpp", "mb", "sp", "recompute", "zero", "memory GB", "step", "MFU", "tokens/s"}};
+    std::vector<std::vector<std::string>> rows = {{"#", "tp", "pp", "dp", "cp", "ep", "vpp", "mb",
+                                                   "sp", "recompute", "zero", "memory GB", "step",
+                                                   "MFU", "tokens/s"}};
     int rank = 0;
     for (const json& e : plans) {
       const json& p = e["parallel"];
-      rows.push_back({std::to_string(++rank), p["tp"].dump(), p["pp"].dump(), p["dp"].dump(), p["cp"].dump(),
-                      p["ep"].dump(), p["vpp"].dump(), p["micro_batch"].dump(),
-                      p["sequence_parallel"] == true ? "on" : "off", p["recompute"].get<std::string>(),
-                      p["zero"].dump(),
-                      fixed(number(e["memory_gb"], "total"), 1) + "/" + fixed(number(e["memory_gb"], "capacity"), 1),
+      rows.push_back({std::to_string(++rank), p["tp"].dump(), p["pp"].dump(), p["dp"].dump(),
+                      p["cp"].dump(), p["ep"].dump(), p["vpp"].dump(), p["micro_batch"].dump(),
+                      p["sequence_parallel"] == true ? "on" : "off",
+                      p["recompute"].get<std::string>(), p["zero"].dump(),
+                      fixed(number(e["memory_gb"], "total"), 1) + "/" +
+                          fixed(number(e["memory_gb"], "capacity"), 1),
                       seconds(number(e, "step_time_s")), pct(number(e, "mfu")),
                       grouped(static_cast<long long>(number(e, "tokens_per_s")))});
     }
@@ -134,25 +144,33 @@ std::string plan_text(const json& a) {
   const json& s = a["search"];
   const long long configs = s.value("configs_evaluated", 0LL);
   out += "\nsearched " + grouped(configs) + (configs == 1 ? " configuration" : " configurations") +
-         (a.contains("timing") ? " in " + format_significant(number(a["timing"], "elapsed_ms"), 3) + " ms" : "") + ", " +
-         grouped(s.value("feasible", 0LL)) + " feasible" +
-         (s.value("capped", false) ? " (capped: " + s.value("capped_reason", std::string()) + ")" : "") + "\n";
+         (a.contains("timing")
+              ? " in " + format_significant(number(a["timing"], "elapsed_ms"), 3) + " ms"
+              : "") +
+         ", " + grouped(s.value("feasible", 0LL)) + " feasible" +
+         (s.value("capped", false) ? " (capped: " + s.value("capped_reason", std::string()) + ")"
+                                   : "") +
+         "\n";
   if (!plans.empty()) {
     const std::string diagnostics = diagnostics_of(plans[0]);
     if (!diagnostics.empty()) out += "plan 1:\n" + diagnostics;
   }
-  out += "\n30-second answer: " + a["explanation"]["thirty_second_answer"].get<std::string>() + "\n";
+  out +=
+      "\n30-second answer: " + a["explanation"]["thirty_second_answer"].get<std::string>() + "\n";
   return out;
 }
 
 std::string presets_text(const json& a) {
-  std::vector<std::vector<std::string>> models = {{"model", "name", "layers", "hidden", "heads", "kv", "experts"}};
+  std::vector<std::vector<std::string>> models = {
+      {"model", "name", "layers", "hidden", "heads", "kv", "experts"}};
   for (auto it = a["models"].begin(); it != a["models"].end(); ++it) {
     const json& m = it.value();
-    models.push_back({it.key(), m["name"].get<std::string>(), m["layers"].dump(), m["hidden"].dump(), m["heads"].dump(),
-                      m["kv_heads"].dump(), m["moe"].is_object() ? m["moe"]["experts"].dump() : "-"});
+    models.push_back({it.key(), m["name"].get<std::string>(), m["layers"].dump(),
+                      m["hidden"].dump(), m["heads"].dump(), m["kv_heads"].dump(),
+                      m["moe"].is_object() ? m["moe"]["experts"].dump() : "-"});
   }
-  std::vector<std::vector<std::string>> gpus = {{"gpu", "name", "memory GB", "bf16 TFLOP/s", "NVLink GB/s", "network GB/s"}};
+  std::vector<std::vector<std::string>> gpus = {
+      {"gpu", "name", "memory GB", "bf16 TFLOP/s", "NVLink GB/s", "network GB/s"}};
   for (auto it = a["gpus"].begin(); it != a["gpus"].end(); ++it) {
     const json& g = it.value();
     gpus.push_back({it.key(), g["name"].get<std::string>(), fixed(number(g, "memory_gb"), 0),
@@ -169,11 +187,13 @@ std::string import_text(const json& a) {
   auto from = [&](const std::string& field) {
     if (!mapped.contains(field) || !mapped[field].is_object()) return std::string();
     const json& f = mapped[field];
-    return f["from"].is_string() ? f["from"].get<std::string>() + " = " + f["value"].dump() : "(default)";
+    return f["from"].is_string() ? f["from"].get<std::string>() + " = " + f["value"].dump()
+                                 : "(default)";
   };
-  for (const char* field : {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "activation",
-                            "tied_embeddings", "dropout", "learned_positions"}) {
-    rows.push_back({field, m[field].is_string() ? m[field].get<std::string>() : m[field].dump(), from(field)});
+  for (const char* field : {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
+                            "activation", "tied_embeddings", "dropout", "learned_positions"}) {
+    rows.push_back(
+        {field, m[field].is_string() ? m[field].get<std::string>() : m[field].dump(), from(field)});
   }
   if (m["moe"].is_object()) {
     for (auto it = m["moe"].begin(); it != m["moe"].end(); ++it) {

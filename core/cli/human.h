@@ -2,9 +2,8 @@
 // Human-readable answers for a terminal (the default when stdout is one; --table forces it,
 // --json gives the contract's JSON instead). Made from the JSON answer, so both say the same.
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace pplan::cli {
 

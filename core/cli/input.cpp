@@ -36,8 +36,9 @@ ReadResult read_stream(std::istream& stream, const std::string& name, std::size_
   if (stream.bad()) return failure("request.unreadable_file", "cannot read " + name);
   if (r.text.find_first_not_of(" \t\r\n") == std::string::npos) {
     return failure("request.empty_input",
-                   name + " is empty: it must hold a JSON document (an empty file, /dev/null or an "
-                          "empty stdin holds none)");
+                   name +
+                       " is empty: it must hold a JSON document (an empty file, /dev/null or an "
+                       "empty stdin holds none)");
   }
   return r;
 }
@@ -55,11 +56,12 @@ ReadResult read_document(const std::string& path, std::istream& in, std::size_t 
   }
   if (S_ISREG(info.st_mode) && static_cast<unsigned long long>(info.st_size) > limit) {
     return failure("input.too_large", path + " is " + std::to_string(info.st_size) +
-                                          " bytes, more than the limit of " + std::to_string(limit) +
-                                          " (64 MiB)");
+                                          " bytes, more than the limit of " +
+                                          std::to_string(limit) + " (64 MiB)");
   }
   std::ifstream file(path, std::ios::binary);
-  if (!file) return failure("request.unreadable_file", "cannot read " + path + ": " + std::strerror(errno));
+  if (!file)
+    return failure("request.unreadable_file", "cannot read " + path + ": " + std::strerror(errno));
   return read_stream(file, path, limit);
 }
 

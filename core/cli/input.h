@@ -11,7 +11,8 @@ namespace pplan::cli {
 /// A document read from a path, or why it could not be.
 struct ReadResult {
   std::string text;
-  std::string code;     ///< empty on success; input.too_large, request.unreadable_file, request.empty_input
+  std::string
+      code;  ///< empty on success; input.too_large, request.unreadable_file, request.empty_input
   std::string message;
   bool ok() const { return code.empty(); }
 };

@@ -21,15 +21,19 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     // Fixed text: nothing here may allocate.
     std::fflush(stdout);
-    std::fputs("{\n  \"ok\": false,\n  \"schema_version\": 1,\n  \"error\": {\n    \"code\": "
-               "\"resource.out_of_memory\",\n    \"path\": \"/\",\n    \"message\": \"out of memory\"\n  }\n}\n",
-               stdout);
+    std::fputs(
+        "{\n  \"ok\": false,\n  \"schema_version\": 1,\n  \"error\": {\n    \"code\": "
+        "\"resource.out_of_memory\",\n    \"path\": \"/\",\n    \"message\": \"out of memory\"\n  "
+        "}\n}\n",
+        stdout);
     std::fputs("pplan: resource.out_of_memory at /: out of memory\n", stderr);
     return 2;
   } catch (...) {
-    std::fputs("{\n  \"ok\": false,\n  \"schema_version\": 1,\n  \"error\": {\n    \"code\": \"internal\",\n"
-               "    \"path\": \"/\",\n    \"message\": \"internal error\"\n  }\n}\n",
-               stdout);
+    std::fputs(
+        "{\n  \"ok\": false,\n  \"schema_version\": 1,\n  \"error\": {\n    \"code\": "
+        "\"internal\",\n"
+        "    \"path\": \"/\",\n    \"message\": \"internal error\"\n  }\n}\n",
+        stdout);
     std::fputs("pplan: internal at /: internal error\n", stderr);
     return 2;
   }

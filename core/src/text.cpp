@@ -47,10 +47,17 @@ char32_t decode_utf8(std::string_view text, std::size_t at, std::size_t& length)
   if (lead < 0x80) return lead;
   std::size_t need = 0;
   char32_t cp = 0;
-  if ((lead & 0xE0) == 0xC0) { need = 1; cp = lead & 0x1F; }
-  else if ((lead & 0xF0) == 0xE0) { need = 2; cp = lead & 0x0F; }
-  else if ((lead & 0xF8) == 0xF0) { need = 3; cp = lead & 0x07; }
-  else return 0xFFFD;
+  if ((lead & 0xE0) == 0xC0) {
+    need = 1;
+    cp = lead & 0x1F;
+  } else if ((lead & 0xF0) == 0xE0) {
+    need = 2;
+    cp = lead & 0x0F;
+  } else if ((lead & 0xF8) == 0xF0) {
+    need = 3;
+    cp = lead & 0x07;
+  } else
+    return 0xFFFD;
   if (at + need >= text.size()) return 0xFFFD;
   for (std::size_t k = 1; k <= need; ++k) {
     if ((byte(at + k) & 0xC0) != 0x80) return 0xFFFD;
@@ -159,14 +166,27 @@ std::string escape_markdown(std::string_view text) {
     const char c = static_cast<char>(cp);
     const bool block_start = at == leading_spaces;
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#':
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '|':
+      case '~':
+      case '#':
       case '$':
         out += '\\';
         out += c;
         break;
-      case '-': case '+': {
+      case '-':
+      case '+': {
         // A bullet ("- x"), or a thematic break ("---"), only at the start of a line.
         const char next = at + 1 < text.size() ? text[at + 1] : ' ';
         if (block_start && (next == ' ' || next == '-')) out += '\\';
@@ -198,7 +218,8 @@ std::optional<std::string> closest_match(std::string_view input,
     if (candidate.size() > 64 || candidate == input) continue;
     const std::string hay = lower_ascii(candidate);
     std::size_t distance = damerau_distance(needle, hay);
-    if (needle.size() >= 2 && hay.size() > needle.size() && hay.compare(0, needle.size(), needle) == 0) {
+    if (needle.size() >= 2 && hay.size() > needle.size() &&
+        hay.compare(0, needle.size(), needle) == 0) {
       distance = std::min<std::size_t>(distance, 1);
     }
     if (distance > max_distance) continue;

@@ -10,11 +10,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
 #include "flags.h"
@@ -34,7 +33,8 @@ struct CliRun {
   std::string err;
 };
 
-CliRun run(const std::vector<std::string>& args, const std::string& stdin_text = "", bool terminal = false) {
+CliRun run(const std::vector<std::string>& args, const std::string& stdin_text = "",
+           bool terminal = false) {
   std::istringstream in(stdin_text);
   std::ostringstream out, err;
   cli::Environment environment;
@@ -80,7 +80,7 @@ TEST(Cli, EveryErrorPrintsTheErrorObjectAndExits2) {
       {{"plan", file, "--top", "--json"}, "request.bad_option"},  // no value before the next option
       {{"plan", file, "--frobnicate"}, "request.bad_option"},
       {{"plan", file, "-x"}, "request.bad_option"},
-      {{"plan", file, file}, "request.bad_option"},  // a second FILE
+      {{"plan", file, file}, "request.bad_option"},              // a second FILE
       {{"evaluate", file, "--top", "3"}, "request.bad_option"},  // an option evaluate does not take
       {{"evaluate", file, "--format", "slurm"}, "request.bad_option"},
       {{"launch", file, "--format", "slurm", "--format", "env"}, "request.bad_option"},
@@ -96,7 +96,11 @@ TEST(Cli, EveryErrorPrintsTheErrorObjectAndExits2) {
       {{"plan", "--gpu", "h100-sxm", "--set", "cluster.gpu.memory_gb=80"}, "request.bad_option"},
       {{"plan", "--set", "parallel.tp"}, "request.bad_option"},
       // Found by fuzzing: an argument that is not UTF-8 threw from the scenario's dump.
-      {{"plan", "--model", "llama3-7\xd9" "0b", "--gpu", "h100-sxm"}, "request.bad_option"},
+      {{"plan", "--model",
+        "llama3-7\xd9"
+        "0b",
+        "--gpu", "h100-sxm"},
+       "request.bad_option"},
   };
   for (const Case& c : cases) {
     std::string shown;
@@ -107,14 +111,20 @@ TEST(Cli, EveryErrorPrintsTheErrorObjectAndExits2) {
   }
   // Paths name what the user got wrong.
   EXPECT_EQ(error_of({"plan", file, "--top", "0"})["path"], "/top");
+  EXPECT_EQ(error_of({"plan", file, "--top"})["path"], "/top");
+  EXPECT_EQ(error_of({"launch", file, "--format", "slurm", "--format", "env"})["path"], "/format");
+  EXPECT_EQ(error_of({"evaluate", file, "--top", "3"})["path"], "/top");
   EXPECT_EQ(error_of({"plan", "--seq", "8q", "--model", "llama3-8b"})["path"], "/training/seq_len");
-  EXPECT_NE(error_of({"plan", file, "--tpp", "2"})["message"].get<std::string>().find("did you mean --tp"),
+  EXPECT_NE(error_of({"plan", file, "--tpp", "2"})["message"].get<std::string>().find(
+                "did you mean --tp"),
             std::string::npos);
-  EXPECT_NE(error_of({"evaluate", file, "--top", "3"})["message"].get<std::string>().find("not an option of evaluate"),
+  EXPECT_NE(error_of({"evaluate", file, "--top", "3"})["message"].get<std::string>().find(
+                "not an option of evaluate"),
             std::string::npos);
   // The engine's own errors keep their codes through the CLI.
-  EXPECT_EQ(error_of({"evaluate", "-"}, "{\"model\": \"llama3-8b\", \"model\": \"gpt3-175b\"}")["code"],
-            "schema.duplicate_key");
+  EXPECT_EQ(
+      error_of({"evaluate", "-"}, "{\"model\": \"llama3-8b\", \"model\": \"gpt3-175b\"}")["code"],
+      "schema.duplicate_key");
   EXPECT_EQ(error_of({"evaluate", "-"}, "   \n\t ")["code"], "request.empty_input");
   if (::geteuid() != 0) {  // root reads anything
     const std::string locked = (fs::temp_directory_path() / "pplan-cli-locked.json").string();
@@ -163,7 +173,8 @@ TEST(Cli, HumanUnits) {
   EXPECT_EQ(parse_human_number("300B", Units::kAmount, error), 300e9);
   EXPECT_EQ(parse_human_number("2k", Units::kAmount, error), 2000.0);
   EXPECT_EQ(parse_human_number("1e12", Units::kAmount, error), 1e12);
-  for (const char* bad : {"40,96", "4,0960", ",096", "8q", "", "1.3K", "15T", "k", "1..2", "0x10"}) {
+  for (const char* bad :
+       {"40,96", "4,0960", ",096", "8q", "", "1.3K", "15T", "k", "1..2", "0x10"}) {
     error.clear();
     EXPECT_FALSE(parse_human_number(bad, Units::kCount, error)) << bad;
     EXPECT_FALSE(error.empty()) << bad;
@@ -176,14 +187,18 @@ std::vector<std::string> flags_for(const json& scenario) {
   const auto count = [](long long v) {
     if (v >= 1024 && v % 1024 == 0) return std::to_string(v / 1024) + (v % 2048 == 0 ? "K" : "k");
     std::string digits = std::to_string(v);
-    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(static_cast<std::size_t>(i), ",");
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+      digits.insert(static_cast<std::size_t>(i), ",");
     return digits;
   };
   const auto amount = [](double v) {
     char buffer[32];
-    if (v >= 1e12) std::snprintf(buffer, sizeof buffer, "%gT", v / 1e12);
-    else if (v >= 1e9) std::snprintf(buffer, sizeof buffer, "%gB", v / 1e9);
-    else std::snprintf(buffer, sizeof buffer, "%g", v);
+    if (v >= 1e12)
+      std::snprintf(buffer, sizeof buffer, "%gT", v / 1e12);
+    else if (v >= 1e9)
+      std::snprintf(buffer, sizeof buffer, "%gB", v / 1e9);
+    else
+      std::snprintf(buffer, sizeof buffer, "%g", v);
     return std::string(buffer);
   };
   std::vector<std::string> args;
@@ -206,7 +221,8 @@ std::vector<std::string> flags_for(const json& scenario) {
     } else {
       args.push_back("--set");
       std::string dotted = pointer.substr(1);
-      for (char& c : dotted) if (c == '/') c = '.';
+      for (char& c : dotted)
+        if (c == '/') c = '.';
       args.push_back(dotted + "=" + value.dump());
     }
   }
@@ -254,23 +270,24 @@ TEST(Cli, FlagFormIsByteIdenticalToTheFileFormForEveryExample) {
 
 TEST(Cli, FlagsOverrideAFileAndSetReachesAnyField) {
   const std::string file = example(kGpt3);
-  CliRun r = run({"evaluate", file, "--pp", "16", "--dp", "8", "--set", "parallel.zero=1", "--json"});
+  CliRun r =
+      run({"evaluate", file, "--pp", "16", "--dp", "8", "--set", "parallel.zero=1", "--json"});
   ASSERT_EQ(r.status, 0) << r.out;
   json answer = json::parse(r.out);
   EXPECT_EQ(answer["parallel"]["pp"], 16);
   EXPECT_EQ(answer["parallel"]["zero"], 1);
   // The example: a scenario from flags alone.
-  r = run({"plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "256", "--seq", "8k", "--batch", "512",
-           "--top", "2", "--json"});
+  r = run({"plan", "--model", "llama3-70b", "--gpu", "h100-sxm", "--gpus", "256", "--seq", "8k",
+           "--batch", "512", "--top", "2", "--json"});
   ASSERT_EQ(r.status, 0) << r.out;
   answer = json::parse(r.out);
   EXPECT_EQ(answer["plans"].size(), 2u);
   EXPECT_EQ(answer["plans"][0]["training"]["seq_len"], 8192);
   EXPECT_EQ(answer["plans"][0]["training"]["global_batch"], 512);
   // --set takes JSON, human numbers and text; a dotted path or a JSON pointer.
-  r = run({"plan", "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8", "--seq", "4k", "--batch", "64",
-           "--set", "training.token_budget=15T", "--set", "/training/flash_attention=false", "--set",
-           "name=My run", "--print-scenario"});
+  r = run({"plan", "--model", "llama3-8b", "--gpu", "h100-sxm", "--gpus", "8", "--seq", "4k",
+           "--batch", "64", "--set", "training.token_budget=15T", "--set",
+           "/training/flash_attention=false", "--set", "name=My run", "--print-scenario"});
   ASSERT_EQ(r.status, 0) << r.out;
   answer = json::parse(r.out);
   EXPECT_EQ(answer["training"]["token_budget"], 15e12);
@@ -295,7 +312,8 @@ TEST(Cli, TablesOnATerminalJsonElsewhere) {
   EXPECT_TRUE(json::parse(r.out, nullptr, false).is_discarded()) << r.out;
   EXPECT_NE(r.out.find("fits: tp 8 · pp 8 · dp 16"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("memory per GPU"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("58.07 of 85.90 GB"), std::string::npos) << r.out;  // the golden's 58.0675 / 85.8993
+  EXPECT_NE(r.out.find("58.07 of 85.90 GB"), std::string::npos)
+      << r.out;  // the golden's 58.0675 / 85.8993
   // --json on a terminal, --table in a pipe.
   EXPECT_TRUE(json::parse(run({"evaluate", file, "--json"}, "", true).out)["ok"].get<bool>());
   r = run({"plan", file, "--table", "--top", "2"});
@@ -312,13 +330,14 @@ TEST(Cli, TablesOnATerminalJsonElsewhere) {
 TEST(Cli, HelpListsEveryOptionWithAnExample) {
   CliRun r = run({"--help"});
   EXPECT_EQ(r.status, 0);
-  for (const char* command : {"evaluate", "plan", "explain", "launch", "report", "layout_view", "import_model",
-                              "presets", "version"}) {
+  for (const char* command : {"evaluate", "plan", "explain", "launch", "report", "layout_view",
+                              "import_model", "presets", "version"}) {
     EXPECT_NE(r.out.find(std::string("  ") + command + " "), std::string::npos) << command;
     const CliRun help = run({command, "--help"});
     EXPECT_EQ(help.status, 0) << command;
     EXPECT_NE(help.out.find("usage: pplan " + std::string(command)), std::string::npos);
-    EXPECT_NE(help.out.find("example: pplan " + std::string(command)), std::string::npos) << help.out;
+    EXPECT_NE(help.out.find("example: pplan " + std::string(command)), std::string::npos)
+        << help.out;
     // Every option line carries an example.
     std::istringstream lines(help.out);
     for (std::string line; std::getline(lines, line);) {
@@ -326,8 +345,9 @@ TEST(Cli, HelpListsEveryOptionWithAnExample) {
     }
   }
   const std::string plan = run({"plan", "--help"}).out;
-  for (const char* option : {"--model", "--gpu", "--gpus", "--seq", "--batch", "--set", "--top", "--json", "--table",
-                             "--no-timing", "--print-scenario", "--tp", "--recompute", "--tokens"}) {
+  for (const char* option :
+       {"--model", "--gpu", "--gpus", "--seq", "--batch", "--set", "--top", "--json", "--table",
+        "--no-timing", "--print-scenario", "--tp", "--recompute", "--tokens"}) {
     EXPECT_NE(plan.find(std::string("  ") + option + " "), std::string::npos) << option;
   }
   EXPECT_EQ(run({"evaluate", "--help"}).out.find("--top"), std::string::npos);

@@ -1,16 +1,15 @@
-// Importing Hugging Face config.json files (tests/data/hf-configs/, sources in tests/data/README.md):
-// each import's parameter count, by pplan's own architecture.h, against the count its
-// publisher states, within 0.5%; the mapped fields; the errors; the CLI's --model FILE.
+// Importing Hugging Face config.json files (tests/data/hf-configs/, sources in
+// tests/data/README.md): each import's parameter count, by pplan's own architecture.h, against the
+// count its publisher states, within 0.5%; the mapped fields; the errors; the CLI's --model FILE.
 #include "pplan/io/hf_config.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
 #include "cli.h"
@@ -23,7 +22,9 @@ namespace {
 
 using nlohmann::json;
 
-std::string config_path(const std::string& name) { return std::string(PPLAN_DATA_DIR) + "/hf-configs/" + name; }
+std::string config_path(const std::string& name) {
+  return std::string(PPLAN_DATA_DIR) + "/hf-configs/" + name;
+}
 
 ImportedModel import_file(const std::string& name) {
   return import_hf_config(parse_document(testing::read_text(config_path(name))), "/config");
@@ -45,14 +46,19 @@ struct Published {
 const std::vector<Published>& published() {
   static const std::vector<Published> list = {
       {"meta-llama--Llama-3.1-8B.json", 8030261248.0, "meta-llama/Llama-3.1-8B safetensors total"},
-      {"meta-llama--Llama-3.1-70B-Instruct.json", 70553706496.0, "meta-llama/Llama-3.1-70B safetensors total"},
-      {"meta-llama--Llama-3.1-405B.json", 405853388800.0, "meta-llama/Llama-3.1-405B safetensors total"},
-      {"mistralai--Mistral-7B-Instruct-v0.3.json", 7248023552.0, "mistralai/Mistral-7B-v0.3 safetensors total"},
-      {"mistralai--Mixtral-8x7B-v0.1.json", 46.7e9, "Mistral AI, 'Mixtral of experts' (2023): 46.7B"},
+      {"meta-llama--Llama-3.1-70B-Instruct.json", 70553706496.0,
+       "meta-llama/Llama-3.1-70B safetensors total"},
+      {"meta-llama--Llama-3.1-405B.json", 405853388800.0,
+       "meta-llama/Llama-3.1-405B safetensors total"},
+      {"mistralai--Mistral-7B-Instruct-v0.3.json", 7248023552.0,
+       "mistralai/Mistral-7B-v0.3 safetensors total"},
+      {"mistralai--Mixtral-8x7B-v0.1.json", 46.7e9,
+       "Mistral AI, 'Mixtral of experts' (2023): 46.7B"},
       {"Qwen--Qwen2.5-7B.json", 7.61e9, "Qwen/Qwen2.5-7B model card: 7.61B"},
       {"Qwen--Qwen3-8B.json", 8.2e9, "Qwen/Qwen3-8B model card: 8.2B"},
       {"deepseek-ai--DeepSeek-V3.json", 671e9, "DeepSeek-V3 report §4.2: 671B"},
-      {"openai-community--gpt2.json", 124439808.0, "openai-community/gpt2: 124M (124,439,808)", 1024},
+      {"openai-community--gpt2.json", 124439808.0, "openai-community/gpt2: 124M (124,439,808)",
+       1024},
       {"EleutherAI--gpt-neox-20b.json", 20554567680.0, "EleutherAI/gpt-neox-20b model card"},
   };
   return list;
@@ -64,8 +70,8 @@ TEST(HfConfig, ImportsGiveThePublishedParameterCounts) {
     const ImportedModel imported = import_file(p.file);
     const double total = total_params(imported.model, p.seq_len);
     EXPECT_NEAR(total / p.params - 1.0, 0.0, 0.005) << "pplan counts " << total;
-    std::printf("[ hf-import ] %-42s pplan %16.0f  published %16.0f  %+.3f%%\n", p.file.c_str(), total, p.params,
-                100.0 * (total / p.params - 1.0));
+    std::printf("[ hf-import ] %-42s pplan %16.0f  published %16.0f  %+.3f%%\n", p.file.c_str(),
+                total, p.params, 100.0 * (total / p.params - 1.0));
   }
 }
 
@@ -85,7 +91,8 @@ TEST(HfConfig, DeepSeekV3MatchesThePresetsApproximation) {
   EXPECT_EQ(imported.model.kv_heads, 128);
   EXPECT_EQ(imported.mapped_from["kv_lora_rank"]["value"], 512);
   bool mla_noted = false;
-  for (const std::string& note : imported.notes) mla_noted = mla_noted || note.find("latent attention") != std::string::npos;
+  for (const std::string& note : imported.notes)
+    mla_noted = mla_noted || note.find("latent attention") != std::string::npos;
   EXPECT_TRUE(mla_noted);
 }
 
@@ -181,14 +188,16 @@ TEST(HfConfig, AHeadDimThatIsNotHiddenOverHeadsIsRefused) {
   } catch (const InputError& e) {
     EXPECT_EQ(e.code(), "import.unsupported");
     EXPECT_EQ(e.path(), "/config/head_dim");
-    EXPECT_NE(std::string(e.what()).find("4096 is not hidden_size 2048"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("4096 is not hidden_size 2048"), std::string::npos)
+        << e.what();
   }
 }
 
 json answer(const json& request) { return json::parse(handle_request(request.dump())); }
 
 TEST(HfConfig, TheEngineRequestAndItsErrors) {
-  const json config = parse_document(testing::read_text(config_path("meta-llama--Llama-3.1-8B.json")));
+  const json config =
+      parse_document(testing::read_text(config_path("meta-llama--Llama-3.1-8B.json")));
   json r = answer({{"command", "import_model"}, {"config", config}, {"name", "Llama 3.1 8B"}});
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
   EXPECT_EQ(r["model"]["layers"], 32);
@@ -197,20 +206,24 @@ TEST(HfConfig, TheEngineRequestAndItsErrors) {
   EXPECT_TRUE(r["notes"].is_array());
   // The model object goes straight into a scenario.
   const json plan = answer({{"command", "evaluate"},
-                            {"scenario", {{"model", r["model"]},
-                                          {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
-                                          {"training", {{"seq_len", 8192}, {"global_batch", 64}}},
-                                          {"parallel", {{"tp", 8}, {"pp", 1}}}}}});
+                            {"scenario",
+                             {{"model", r["model"]},
+                              {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 8}}},
+                              {"training", {{"seq_len", 8192}, {"global_batch", 64}}},
+                              {"parallel", {{"tp", 8}, {"pp", 1}}}}}});
   EXPECT_TRUE(plan["ok"].get<bool>()) << plan.dump().substr(0, 300);
 
   // An unknown architecture: the error lists the fields found.
-  r = answer({{"command", "import_model"},
-              {"config", {{"architectures", {"BertForMaskedLM"}}, {"model_type", "bert"}, {"hidden_size", 768}}}});
+  r = answer(
+      {{"command", "import_model"},
+       {"config",
+        {{"architectures", {"BertForMaskedLM"}}, {"model_type", "bert"}, {"hidden_size", 768}}}});
   EXPECT_EQ(r["error"]["code"], "import.unknown_architecture");
   EXPECT_EQ(r["error"]["path"], "/config/architectures");
   const std::string message = r["error"]["message"];
   EXPECT_NE(message.find("BertForMaskedLM"), std::string::npos) << message;
-  EXPECT_NE(message.find("fields: architectures, hidden_size, model_type"), std::string::npos) << message;
+  EXPECT_NE(message.find("fields: architectures, hidden_size, model_type"), std::string::npos)
+      << message;
   EXPECT_NE(message.find("LlamaForCausalLM"), std::string::npos) << message;  // what it maps
 
   json broken = config;
@@ -220,18 +233,24 @@ TEST(HfConfig, TheEngineRequestAndItsErrors) {
   EXPECT_EQ(r["error"]["path"], "/config/hidden_size");
   broken = config;
   broken["hidden_size"] = "4096";
-  EXPECT_EQ(answer({{"command", "import_model"}, {"config", broken}})["error"]["path"], "/config/hidden_size");
+  EXPECT_EQ(answer({{"command", "import_model"}, {"config", broken}})["error"]["path"],
+            "/config/hidden_size");
   broken = config;
-  broken["hidden_size"] = 4100;  // not divisible by 32 heads: the model's own check, at the config key
+  broken["hidden_size"] =
+      4100;  // not divisible by 32 heads: the model's own check, at the config key
   r = answer({{"command", "import_model"}, {"config", broken}});
   EXPECT_EQ(r["error"]["code"], "input.inconsistent");
   EXPECT_EQ(r["error"]["path"], "/config/hidden_size");
   broken = config;
   broken["num_hidden_layers"] = 1000000;
-  EXPECT_EQ(answer({{"command", "import_model"}, {"config", broken}})["error"]["path"], "/config/num_hidden_layers");
-  EXPECT_EQ(answer({{"command", "import_model"}, {"config", 5}})["error"]["code"], "schema.not_an_object");
-  EXPECT_EQ(answer({{"command", "import_model"}, {"scenario", config}})["error"]["code"], "request.bad_option");
-  EXPECT_EQ(answer({{"command", "plan"}, {"config", config}})["error"]["code"], "request.bad_option");
+  EXPECT_EQ(answer({{"command", "import_model"}, {"config", broken}})["error"]["path"],
+            "/config/num_hidden_layers");
+  EXPECT_EQ(answer({{"command", "import_model"}, {"config", 5}})["error"]["code"],
+            "schema.not_an_object");
+  EXPECT_EQ(answer({{"command", "import_model"}, {"scenario", config}})["error"]["code"],
+            "request.bad_option");
+  EXPECT_EQ(answer({{"command", "plan"}, {"config", config}})["error"]["code"],
+            "request.bad_option");
 }
 
 TEST(HfConfig, TheCliImportsAConfigFileAsTheModel) {
@@ -242,13 +261,13 @@ TEST(HfConfig, TheCliImportsAConfigFileAsTheModel) {
     return std::make_pair(status, out.str());
   };
   const std::string file = config_path("meta-llama--Llama-3.1-8B.json");
-  auto [status, out] = run({"plan", "--model", file, "--gpu", "h100-sxm", "--gpus", "8", "--seq", "8k", "--batch",
-                            "64", "--top", "1", "--json"});
+  auto [status, out] = run({"plan", "--model", file, "--gpu", "h100-sxm", "--gpus", "8", "--seq",
+                            "8k", "--batch", "64", "--top", "1", "--json"});
   ASSERT_EQ(status, 0) << out;
   const json plan = json::parse(out);
   EXPECT_EQ(plan["plans"].size(), 1u);
-  std::tie(status, out) = run({"plan", "--model", file, "--gpu", "h100-sxm", "--gpus", "8", "--seq", "8k",
-                               "--batch", "64", "--print-scenario"});
+  std::tie(status, out) = run({"plan", "--model", file, "--gpu", "h100-sxm", "--gpus", "8", "--seq",
+                               "8k", "--batch", "64", "--print-scenario"});
   ASSERT_EQ(status, 0) << out;
   const json scenario = json::parse(out);
   EXPECT_EQ(scenario["model"]["hidden"], 4096);
@@ -260,7 +279,8 @@ TEST(HfConfig, TheCliImportsAConfigFileAsTheModel) {
   std::tie(status, out) = run({"import_model", file, "--table"});
   EXPECT_NE(out.find("num_key_value_heads = 8"), std::string::npos) << out;
   // A config pplan cannot map, through the CLI: exit 2 with the error object.
-  std::tie(status, out) = run({"plan", "--model", config_path("Qwen--Qwen3-30B-A3B.json"), "--gpu", "h100-sxm"});
+  std::tie(status, out) =
+      run({"plan", "--model", config_path("Qwen--Qwen3-30B-A3B.json"), "--gpu", "h100-sxm"});
   EXPECT_EQ(status, 2);
   EXPECT_EQ(json::parse(out)["error"]["code"], "import.unsupported");
 }

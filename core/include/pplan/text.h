@@ -53,9 +53,9 @@ std::string code_point_name(char32_t code_point);
  * passes raw HTML through: `<` and `&` become entities (no tag, comment or autolink can open),
  * the inline markup characters \ ` * _ [ ] | ~ # $ get a backslash (no emphasis, code span,
  * link, image, table cell, strike-through, heading or math), and text that would start a
- * block at the start of a line ("- ", "+ ", "---", ">", "1. ") is neutralised. Forbidden characters (first_forbidden_character)
- * become spaces, though the parser has rejected them already. Every user string a Markdown
- * report shows goes through here (design_report.cpp).
+ * block at the start of a line ("- ", "+ ", "---", ">", "1. ") is neutralised. Forbidden
+ * characters (first_forbidden_character) become spaces, though the parser has refused them
+ * already. Every user string a Markdown report shows goes through here (design_report.cpp).
  */
 std::string escape_markdown(std::string_view text);
 

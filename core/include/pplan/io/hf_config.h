@@ -3,26 +3,25 @@
 /// next to the weights). The engine's `import_model` command and the CLI's `--model FILE`
 /// use it; the page will too.
 ///
-/// | family (architectures[0] / model_type)        | pplan fields from                                |
-/// |-----------------------------------------------|--------------------------------------------------|
-/// | LlamaForCausalLM / llama                      | num_hidden_layers, hidden_size,                  |
-/// | MistralForCausalLM / mistral                  | num_attention_heads, num_key_value_heads,        |
-/// | Qwen2ForCausalLM / qwen2, Qwen3ForCausalLM    | intermediate_size, vocab_size, hidden_act (silu  |
-/// |   / qwen3                                     | -> swiglu), tie_word_embeddings                  |
-/// | MixtralForCausalLM / mixtral                  | + num_local_experts, num_experts_per_tok; every  |
-/// |                                               | layer sparse, experts of intermediate_size       |
-/// | Qwen2MoeForCausalLM / qwen2_moe,              | + num_experts, num_experts_per_tok,              |
-/// | Qwen3MoeForCausalLM / qwen3_moe               | moe_intermediate_size, shared_expert_            |
-/// |                                               | intermediate_size (as that many experts of the   |
-/// |                                               | routed width), mlp_only_layers (leading only)    |
-/// | DeepseekV3ForCausalLM / deepseek_v3           | + n_routed_experts, n_shared_experts,            |
-/// |                                               | moe_intermediate_size, first_k_dense_replace;    |
-/// |                                               | MLA approximated as 128-head MHA (the preset's   |
-/// |                                               | approximation, presets/models/deepseek-v3.json)  |
-/// | GPT2LMHeadModel / gpt2                        | n_layer, n_embd, n_head, n_inner (or 4·n_embd),  |
-/// |                                               | vocab_size; GeLU, tied, learned positions        |
-/// | GPTNeoXForCausalLM / gpt_neox                 | num_hidden_layers, hidden_size, num_attention_   |
-/// |                                               | heads, intermediate_size, vocab_size, GeLU       |
+/// | family (architectures[0] / model_type) | pplan fields from                                 |
+/// |----------------------------------------|---------------------------------------------------|
+/// | LlamaForCausalLM / llama,              | num_hidden_layers, hidden_size, num_attention_    |
+/// | MistralForCausalLM / mistral,          | heads, num_key_value_heads, intermediate_size,    |
+/// | Qwen2ForCausalLM / qwen2,              | vocab_size, hidden_act (a gated MLP: SwiGLU),     |
+/// | Qwen3ForCausalLM / qwen3               | tie_word_embeddings                               |
+/// | MixtralForCausalLM / mixtral           | + num_local_experts, num_experts_per_tok; every   |
+/// |                                        | layer sparse, experts intermediate_size wide      |
+/// | Qwen2MoeForCausalLM / qwen2_moe,       | + num_experts, num_experts_per_tok, moe_          |
+/// | Qwen3MoeForCausalLM / qwen3_moe        | intermediate_size, shared_expert_intermediate_    |
+/// |                                        | size (as whole experts of the routed width),      |
+/// |                                        | mlp_only_layers (leading ones only)               |
+/// | DeepseekV3ForCausalLM / deepseek_v3    | + n_routed_experts, n_shared_experts, moe_        |
+/// |                                        | intermediate_size, first_k_dense_replace; MLA as  |
+/// |                                        | 128-head MHA (presets/models/deepseek-v3.json)    |
+/// | GPT2LMHeadModel / gpt2                 | n_layer, n_embd, n_head, n_inner (or 4·n_embd),   |
+/// |                                        | vocab_size; GeLU, tied, learned positions         |
+/// | GPTNeoXForCausalLM / gpt_neox          | num_hidden_layers, hidden_size, num_attention_    |
+/// |                                        | heads, intermediate_size, vocab_size; GeLU        |
 ///
 /// Field names: transformers' configuration_<family>.py (huggingface/transformers v4.46).
 /// What pplan's ModelSpec cannot hold is recorded, not lost: rope_theta (no ModelSpec field on

@@ -32,7 +32,8 @@ inline constexpr int kSchemaVersion = 1;
  * | schema.bad_enum             | a string outside the allowed values                     |
  * | schema.version_unsupported  | schema_version newer than this engine                   |
  * | input.out_of_range          | zero, negative, absurd or sub-physical sizes; a number  |
- * |                             | literal beyond a double (at its field)                  |
+ * |                             | literal beyond a double (at its field); an input whose  |
+ * |                             | figures leave a double's range (blame_input names it)   |
  * | input.not_integer           | a count with a fractional part                          |
  * | input.inconsistent          | fields that contradict each other (hidden % heads)      |
  * | input.unknown_preset        | a preset id that does not exist ("did you mean")        |
@@ -41,8 +42,6 @@ inline constexpr int kSchemaVersion = 1;
  * | input.nul_byte              | a NUL byte anywhere in the document                     |
  * | input.too_large             | more than kMaxDocumentBytes or kMaxDocumentValues       |
  * | input.too_deep              | nesting deeper than kMaxDocumentDepth                   |
- * | input.non_finite_result     | inputs whose figures leave a double's range (the input  |
- * |                             | that does it is named; the physical bounds make it rare)|
  * | import.unknown_architecture | import_model: a config.json pplan cannot map            |
  * | import.unsupported          | import_model: a feature pplan's model cannot express    |
  * | import.missing_field        | import_model: a field the architecture needs is absent  |
