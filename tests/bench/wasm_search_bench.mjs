@@ -10,6 +10,6 @@ for (const [name, scenario] of Object.entries(cases)) {
   const req = JSON.stringify({command:'plan', scenario, top:10});
   m.handleRequest(req);
   const runs = 10; let best = 1e9, total = 0, inner = 1e9;
-  for (let i = 0; i < runs; i++) { const t0 = performance.now(); const r = JSON.parse(m.handleRequest(req)); const dt = performance.now() - t0; best = Math.min(best, dt); total += dt; inner = Math.min(inner, r.search.elapsed_ms); }
+  for (let i = 0; i < runs; i++) { const t0 = performance.now(); const r = JSON.parse(m.handleRequest(req)); const dt = performance.now() - t0; best = Math.min(best, dt); total += dt; inner = Math.min(inner, r.timing.elapsed_ms); }
   console.log(`${name}: best ${best.toFixed(1)} ms per plan request (search alone ${inner.toFixed(1)} ms), mean ${(total/runs).toFixed(1)} ms`);
 }

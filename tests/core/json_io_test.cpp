@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -259,7 +261,8 @@ TEST(JsonIo, NanGuard) {
       overflow.substr(overflow.find("\"memory_gb\":80") + 14);
   const json response = json::parse(handle_request(with_huge_literal));
   ASSERT_FALSE(response["ok"].get<bool>()) << response.dump().substr(0, 300);
-  EXPECT_EQ(response["error"]["code"], "input.out_of_range");  // the parser gives no position
+  EXPECT_EQ(response["error"]["code"], "input.out_of_range");
+  EXPECT_EQ(response["error"]["path"], "/cluster/gpu/memory_gb");  // at its field (issue #14)
 
   ordered_json out = {{"mfu", std::nan("")}};
   EXPECT_THROW(round_numbers(out), std::logic_error);
@@ -276,5 +279,296 @@ TEST(JsonIo, InvalidUtf8InTheInputStillGetsAClearError) {
   EXPECT_EQ(failure_of_request(cut_snowmen).code, "request.unknown_command");
 }
 
+
+// Hardening II (issue #14) ----------------------------------------------------------------
+
+/// The request text with `from` replaced by `to` once (for inputs a json value cannot hold:
+/// duplicate keys, raw bytes, huge literals).
+std::string edited_request(const std::string& from, const std::string& to,
+                           const std::string& command = "evaluate") {
+  std::string text = json({{"command", command}, {"scenario", valid()}}).dump();
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// A control character in any string or key is refused at parse time, naming the field: a
+// newline in a name would start a heading in the report and a command in a launch script.
+TEST(JsonIo, ControlCharactersAreRejectedAtTheirField) {
+  const std::vector<std::string> bad = {"\n", "\r", "\t", std::string(1, '\0'), "\x1f", "\x7f",
+                                        "\xc2\x85" /* NEL */, "\xe2\x80\xa8" /* U+2028 */,
+                                        "\xe2\x80\xa9" /* U+2029 */, "\xe2\x80\xae" /* RLO */};
+  for (const std::string& c : bad) {
+    SCOPED_TRACE(json(c).dump());
+    json s = valid();
+    s["model"]["name"] = "Llama" + c + "# injected";
+    expect_failure(s, "input.control_character", "/model/name");
+    s = valid();
+    s["cluster"]["gpu"]["name"] = c;
+    expect_failure(s, "input.control_character", "/cluster/gpu/name");
+    s = valid();
+    s["description"] = "fine until" + c;
+    expect_failure(s, "input.control_character", "/description");
+    s = valid();
+    s["model"]["source"] = "a" + c;
+    expect_failure(s, "input.control_character", "/model/source");
+  }
+  // In a key, and in an unknown field's value: still the parser's refusal, at that path.
+  json s = valid();
+  s["training"]["bad\nkey"] = 1;
+  expect_failure(s, "input.control_character", "/training/bad\nkey", false);
+  s = valid();
+  s["parallel"]["comment"] = "x\ny";
+  expect_failure(s, "input.control_character", "/parallel/comment");
+  // In the request envelope and a preset id.
+  EXPECT_EQ(failure_of_request(R"({"command":"plan\n"})").code, "input.control_character");
+  s = valid();
+  s["model"] = "llama3-8b\n";
+  expect_failure(s, "input.control_character", "/model");
+  // Printable Unicode stays accepted.
+  s = valid();
+  s["model"]["name"] = "Modèle 70B — 日本語 ✓";
+  EXPECT_TRUE(json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()))["ok"].get<bool>());
+}
+
+TEST(JsonIo, DuplicateKeysAreRejectedWithTheirPath) {
+  Failure f = failure_of_request(edited_request("\"schema_version\":1", "\"schema_version\":1,\"schema_version\":2"));
+  EXPECT_EQ(f.code, "schema.duplicate_key");
+  EXPECT_EQ(f.path, "/schema_version");
+  f = failure_of_request(edited_request("\"memory_gb\":80", "\"memory_gb\":80,\"memory_gb\":8"));
+  EXPECT_EQ(f.code, "schema.duplicate_key");
+  EXPECT_EQ(f.path, "/cluster/gpu/memory_gb");
+  EXPECT_NE(f.message.find("/cluster/gpu/memory_gb"), std::string::npos) << f.message;
+  f = failure_of_request(edited_request("\"experts\":8", "\"experts\":8,\"experts\":16"));
+  EXPECT_EQ(f.path, "/model/moe/experts");
+  f = failure_of_request(R"({"command":"plan","command":"evaluate","scenario":{}})");
+  EXPECT_EQ(f.code, "schema.duplicate_key");
+  EXPECT_EQ(f.path, "/command");
+  // The CLI's path: a scenario file.
+  const json r = json::parse(handle_command("evaluate", R"({"model":"llama3-8b","model":"gpt3-175b"})", {}));
+  EXPECT_EQ(r["error"]["code"], "schema.duplicate_key");
+  EXPECT_EQ(r["error"]["path"], "/model");
+}
+
+TEST(JsonIo, NulByteIsRejected) {
+  const std::string request = json({{"command", "evaluate"}, {"scenario", valid()}}).dump();
+  for (const std::string& text : {request + std::string(1, '\0') + "garbage",
+                                  std::string(1, '\0') + request,
+                                  request.substr(0, 20) + std::string(1, '\0') + request.substr(20)}) {
+    const Failure f = failure_of_request(text);
+    EXPECT_EQ(f.code, "input.nul_byte");
+    EXPECT_EQ(f.path, "/");
+  }
+  const json r = json::parse(handle_command("evaluate", std::string("{}\0{}", 5), {}));
+  EXPECT_EQ(r["error"]["code"], "input.nul_byte");
+}
+
+TEST(JsonIo, NumberBeyondADoubleIsReportedAtItsField) {
+  Failure f = failure_of_request(edited_request("\"memory_gb\":80", "\"memory_gb\":1e400"));
+  EXPECT_EQ(f.code, "input.out_of_range");
+  EXPECT_EQ(f.path, "/cluster/gpu/memory_gb");
+  f = failure_of_request(edited_request("\"gpus\":16", "\"gpus\":-1e999"));
+  EXPECT_EQ(f.path, "/cluster/gpus");
+  f = failure_of_request(edited_request("\"tp\":2", "\"tp\":2,\"list\":[1,2,3e999]"));
+  EXPECT_EQ(f.path, "/parallel/list/2");
+  f = failure_of_request(R"({"command":"plan","top":1e400})");
+  EXPECT_EQ(f.path, "/top");
+}
+
+TEST(JsonIo, DeepAndHugeDocumentsAreBounded) {
+  const std::string deep = std::string(kMaxDocumentDepth + 10, '[') + std::string(kMaxDocumentDepth + 10, ']');
+  Failure f = failure_of_request(edited_request("\"tp\":2", "\"tp\":2,\"x\":" + deep));
+  EXPECT_EQ(f.code, "input.too_deep");
+  EXPECT_EQ(f.path.rfind("/parallel/x/0/0", 0), 0u) << f.path;
+  // More bytes than the limit: refused before parsing, at the document.
+  const std::string huge = "{\"command\":\"evaluate\",\"pad\":\"" + std::string(kMaxDocumentBytes, 'x') + "\"}";
+  f = failure_of_request(huge);
+  EXPECT_EQ(f.code, "input.too_large");
+  EXPECT_EQ(f.path, "/");
+  // Many small values: bounded memory.
+  std::string many = "{\"command\":\"evaluate\",\"scenario\":{\"x\":[";
+  for (std::size_t i = 0; i <= kMaxDocumentValues; ++i) many += i ? ",0" : "0";
+  many += "]}}";
+  f = failure_of_request(many);
+  EXPECT_EQ(f.code, "input.too_large");
+}
+
+// Each rate and size has a physical lower bound: a tiny figure used to overflow to infinity
+// and answer `internal` at `/`.
+TEST(JsonIo, SubPhysicalFiguresAreOutOfRangeAtTheirField) {
+  const std::vector<std::pair<std::vector<std::string>, double>> cases = {
+      {{"cluster", "gpu", "bf16_tflops"}, 1e-308},          {{"cluster", "gpu", "fp8_tflops"}, 1e-308},
+      {{"cluster", "gpu", "gemm_efficiency"}, 5e-324},      {{"cluster", "gpu", "attention_efficiency"}, 5e-324},
+      {{"cluster", "gpu", "memory_gb"}, 1e-300},            {{"cluster", "gpu", "memory_gib"}, 1e-300},
+      {{"cluster", "gpu", "hbm_gbytes_per_s"}, 1e-300},     {{"cluster", "gpu", "nvlink_gbytes_per_s"}, 1e-300},
+      {{"cluster", "gpu", "network_gbytes_per_s"}, 1e-300}, {{"report", "storage_gbytes_per_s"}, 1e-300},
+      {{"report", "failures_per_gpu_hour"}, 1e-300},        {{"training", "token_budget"}, 1e-300},
+      {{"model", "nominal_params"}, 1e-300},
+  };
+  for (const auto& [keys, value] : cases) {
+    for (const char* command : {"evaluate", "plan", "report"}) {
+      json s = valid();
+      json* at = &s;
+      std::string path;
+      for (const std::string& key : keys) {
+        at = &(*at)[key];
+        path += "/" + key;
+      }
+      *at = value;
+      SCOPED_TRACE(path + " = " + json(value).dump() + " in " + command);
+      const Failure f = failure_of(s, command);
+      EXPECT_EQ(f.code, "input.out_of_range") << f.message;
+      EXPECT_EQ(f.path, path) << f.message;
+    }
+  }
+  // Zero still means "none" where it did.
+  json s = valid();
+  s["cluster"]["gpu"]["fp8_tflops"] = 0;
+  s["training"]["token_budget"] = 0;
+  EXPECT_TRUE(json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()))["ok"].get<bool>());
+}
+
+// What the bounds cannot foresee is still named: the first input whose reset to an ordinary
+// figure makes the answer finite.
+TEST(JsonIo, NonFiniteResultsNameTheInputBehindThem) {
+  const json doc = {{"a", 1.0}, {"cluster", {{"gpu", {{"bf16_tflops", 1e-300}}}, {"gpus", 8}}}};
+  const json reference = {{"a", 2.0}, {"cluster", {{"gpu", {{"bf16_tflops", 989.4}}}, {"gpus", 8}}}};
+  const auto finite = [](const json& d) { return d["cluster"]["gpu"]["bf16_tflops"].get<double>() > 1e-3; };
+  EXPECT_EQ(blame_input(doc, reference, finite), "/cluster/gpu/bf16_tflops");
+  EXPECT_EQ(blame_input(doc, reference, [](const json&) { return false; }), "/");
+  // Every bound at its edge, in every command: finite answers or named errors, never internal.
+  json s = valid();
+  s["cluster"]["gpu"] = {{"memory_gb", 0.001},        {"bf16_tflops", 0.001},         {"fp8_tflops", 1e7},
+                         {"hbm_gbytes_per_s", 0.001}, {"nvlink_gbytes_per_s", 0.001}, {"network_gbytes_per_s", 1e6},
+                         {"gemm_efficiency", 0.001},  {"attention_efficiency", 0.001}};
+  s["training"]["token_budget"] = 1e18;
+  s["report"] = {{"storage_gbytes_per_s", 1e-6}, {"failures_per_gpu_hour", 1e-12}, {"restart_s", 1e7}};
+  for (const char* command : {"evaluate", "plan", "report", "explain", "layout_view"}) {
+    const json r = json::parse(handle_request(json({{"command", command}, {"scenario", s}}).dump()));
+    ASSERT_TRUE(r.contains("ok")) << command;
+    if (!r["ok"].get<bool>()) EXPECT_NE(r["error"]["code"], "internal") << command << ": " << r.dump().substr(0, 300);
+  }
+}
+
+// min_gpus_per_replica was an int: 16Ψ / 80 GB of the largest accepted model wrapped to
+// −2147483648 (also in explain's and the report's text).
+TEST(JsonIo, MethodFiguresDoNotOverflow) {
+  json s = valid();
+  s["model"] = {{"layers", 100000}, {"hidden", 1 << 22}, {"heads", 1 << 16}, {"ffn_hidden", 1 << 22},
+                {"vocab", 32000},   {"activation", "gelu"}};
+  s["cluster"]["gpu"]["memory_gb"] = 40;
+  s["parallel"] = {{"tp", 8}, {"pp", 2}};
+  const json r = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  const double states_gb = r["method"]["model_states_gb"].get<double>();
+  const long long want = static_cast<long long>(std::ceil(states_gb / 40.0));
+  EXPECT_GT(want, 2147483647LL);  // the case is the one that used to wrap
+  EXPECT_NEAR(r["method"]["min_gpus_per_replica"].get<double>(), double(want), want * 1e-5);
+  const json plan = json::parse(handle_request(json({{"command", "report"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(plan["ok"].get<bool>()) << plan.dump().substr(0, 300);
+  EXPECT_EQ(plan["markdown"].get<std::string>().find("-2147483648"), std::string::npos);
+  EXPECT_NE(plan["markdown"].get<std::string>().find("needs at least " + std::to_string(want).substr(0, 4)),
+            std::string::npos);
+}
+
+TEST(JsonIo, EvaluateListsTheDefaultsItFilledIn) {
+  const json r = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", valid()}}).dump()));
+  ASSERT_TRUE(r["ok"].get<bool>());
+  const json* filled = nullptr;
+  for (const json& d : r["diagnostics"]) if (d["code"] == "plan.defaults_filled") filled = &d;
+  ASSERT_NE(filled, nullptr) << r["diagnostics"].dump();
+  EXPECT_EQ((*filled)["severity"], "info");
+  const std::string m = (*filled)["message"];
+  // valid() pins tp 2 and recompute; the rest was filled: pp 1, dp 16 / 2 = 8, ...
+  for (const char* part : {"pp 1", "dp 8", "cp 1", "micro_batch 1", "zero 0", "sequence_parallel true"}) {
+    EXPECT_NE(m.find(part), std::string::npos) << part << " in " << m;
+  }
+  EXPECT_EQ(m.find("tp 2"), std::string::npos) << m;
+  EXPECT_EQ(m.find("recompute"), std::string::npos) << m;
+  // A complete parallel block gets no such diagnostic.
+  json s = valid();
+  s["parallel"] = {{"tp", 2}, {"pp", 1}, {"dp", 8}, {"cp", 1}, {"ep", 1}, {"vpp", 1}, {"micro_batch", 1},
+                   {"sequence_parallel", true}, {"recompute", "none"}, {"zero", 0}};
+  const json complete = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  for (const json& d : complete["diagnostics"]) EXPECT_NE(d["code"], "plan.defaults_filled");
+}
+
+TEST(JsonIo, DidYouMeanAcrossCaseAndNearMisses) {
+  const auto message_of = [](const json& s) { return failure_of(s).message; };
+  json s = valid();
+  s["parallel"]["PP"] = 2;
+  EXPECT_NE(message_of(s).find("did you mean \"pp\""), std::string::npos) << message_of(s);
+  s = valid();
+  s["cluster"]["gpu"]["memory_gi"] = 80;  // one edit from memory_gib and from memory_gb
+  EXPECT_NE(message_of(s).find("did you mean \"memory_gib\""), std::string::npos) << message_of(s);
+  s = valid();
+  s["model"]["activation"] = "SwiGLU";
+  EXPECT_NE(message_of(s).find("did you mean \"swiglu\""), std::string::npos) << message_of(s);
+  for (const auto& [typed, meant] : std::vector<std::pair<std::string, std::string>>{
+           {"gpt3-175B", "gpt3-175b"}, {"llama3-405", "llama3-405b"}, {"Llama3-70B", "llama3-70b"},
+           {"mixtral-8x7", "mixtral-8x7b"}, {"deepseek-v3.1", "deepseek-v3"}}) {
+    s = valid();
+    s["model"] = typed;
+    const Failure f = failure_of(s);
+    EXPECT_EQ(f.code, "input.unknown_preset");
+    EXPECT_NE(f.message.find("did you mean \"" + meant + "\""), std::string::npos) << typed << ": " << f.message;
+  }
+  s = valid();
+  s["cluster"]["gpu"] = "H100-SXM";
+  EXPECT_NE(message_of(s).find("did you mean \"h100-sxm\""), std::string::npos) << message_of(s);
+  s = valid();
+  s["cluster"]["gpu"] = "h100";
+  EXPECT_NE(message_of(s).find("did you mean \"h100-sxm\""), std::string::npos) << message_of(s);
+  EXPECT_NE(failure_of_request(R"({"command":"Plan"})").message.find("did you mean \"plan\""), std::string::npos);
+}
+
+TEST(JsonIo, StringLimitsCountCharactersNotBytes) {
+  std::string name;
+  for (int i = 0; i < 200; ++i) name += "é";  // 200 characters, 400 bytes
+  json s = valid();
+  s["model"]["name"] = name;
+  EXPECT_TRUE(json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()))["ok"].get<bool>());
+  s["model"]["name"] = name + "é";
+  const Failure f = failure_of(s);
+  EXPECT_EQ(f.code, "input.out_of_range");
+  EXPECT_NE(f.message.find("longer than 200 characters (201)"), std::string::npos) << f.message;
+}
+
+// Every float in an answer has at most 6 significant digits (no 17-digit noise), and plan
+// answers are byte-identical run to run once the timing block is left out.
+TEST(JsonIo, OutputNumbersAreShortAndPlanIsDeterministic) {
+  const std::string text = read_text(source_path("examples/gpt3-175b-1024-a100.json"));
+  json scenario = json::parse(text);
+  scenario["parallel"] = json::object();
+  const std::string request = json({{"command", "plan"}, {"top", 5}, {"timing", false}, {"scenario", scenario}}).dump();
+  const std::string first = handle_request(request);
+  EXPECT_EQ(first, handle_request(request));
+  const json r = json::parse(first);
+  EXPECT_FALSE(r.contains("timing"));
+  EXPECT_FALSE(r["search"].contains("elapsed_ms"));
+  const json timed = json::parse(handle_request(json({{"command", "plan"}, {"scenario", scenario}}).dump()));
+  ASSERT_TRUE(timed.contains("timing"));
+  EXPECT_GE(timed["timing"]["elapsed_ms"].get<double>(), 0.0);
+  EXPECT_EQ(std::prev(timed.end()).key(), "timing");  // last, apart from the answer
+  // Walk every number of the text: mantissa digits <= 6.
+  std::size_t checked = 0;
+  for (std::size_t at = 0; at < first.size(); ++at) {
+    const bool starts = (first[at] >= '0' && first[at] <= '9') && (at == 0 || first[at - 1] == ' ' || first[at - 1] == '-');
+    if (!starts || (at > 0 && first[at - 1] == '"')) continue;
+    std::size_t end = at;
+    while (end < first.size() && std::string("0123456789.eE+-").find(first[end]) != std::string::npos) ++end;
+    const std::string number = first.substr(at, end - at);
+    at = end;
+    if (number.find_first_of(".eE") == std::string::npos) continue;  // integers are exact
+    std::string mantissa = number.substr(0, number.find_first_of("eE"));
+    mantissa.erase(std::remove(mantissa.begin(), mantissa.end(), '.'), mantissa.end());
+    mantissa.erase(0, mantissa.find_first_not_of('0'));
+    while (!mantissa.empty() && mantissa.back() == '0') mantissa.pop_back();
+    EXPECT_LE(mantissa.size(), 6u) << number;
+    ++checked;
+  }
+  EXPECT_GT(checked, 100u);
+}
 }  // namespace
 }  // namespace pplan

@@ -8,17 +8,26 @@
 //   built     the bytes are read as numbers that fill a scenario the parser accepts,
 //             so the model and the search see valid but extreme values (huge GPU counts,
 //             thousands of layers, odd divisors) far more often than mutation alone finds them.
+//   "$..."    the CLI (core/cli/cli.h run()): the bytes up to the first NUL are the arguments,
+//             one per line, the rest is stdin; file arguments outside the repository's
+//             examples/ and tests/ (and /dev/null) are renamed to paths that do not exist, so
+//             the fuzzer never reads the machine's files, a tty or a FIFO.
 // Every response must be a JSON object with a boolean "ok", and an error must carry a code:
-// a violation aborts, so the fuzzer reports it like a crash.
+// a violation aborts, so the fuzzer reports it like a crash. The CLI must exit 0 or 2, and on 2
+// print the error object on stdout.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli.h"
 #include "pplan/io/api.h"
 
 namespace {
@@ -111,6 +120,24 @@ json built_scenario(ByteReader& in) {
     }
     s["parallel"] = p;
   }
+  // Read last, so the bytes of older seeds mean what they meant: a custom GPU and report block
+  // with figures at the physical bounds (json_io.cpp kMin*) and at the maxima.
+  const auto extreme = [&](double lo, double hi) {
+    const std::uint8_t pick = in.byte() % 4;
+    return pick == 0 ? lo : pick == 1 ? hi : pick == 2 ? lo * 10 : hi / 10;
+  };
+  if (in.byte() % 4 == 1) {
+    s["cluster"]["gpu"] = {{"memory_gb", extreme(1e-3, 1e5)},          {"bf16_tflops", extreme(1e-3, 1e7)},
+                           {"fp8_tflops", extreme(1e-3, 1e7)},         {"hbm_gbytes_per_s", extreme(1e-3, 1e6)},
+                           {"nvlink_gbytes_per_s", extreme(1e-3, 1e6)}, {"network_gbytes_per_s", extreme(1e-3, 1e6)},
+                           {"gemm_efficiency", extreme(1e-3, 1)},      {"attention_efficiency", extreme(1e-3, 1)}};
+  }
+  if (in.byte() % 4 == 1) {
+    s["report"] = {{"storage_gbytes_per_s", extreme(1e-6, 1e7)},
+                   {"failures_per_gpu_hour", extreme(1e-12, 1)},
+                   {"restart_s", extreme(0, 1e7)}};
+    s["training"]["token_budget"] = extreme(1, 1e18);
+  }
   return s;
 }
 
@@ -140,10 +167,44 @@ void check_response(const std::string& response) {
   }
 }
 
+/// The CLI on fuzzed arguments and stdin.
+void fuzz_cli(std::string_view bytes) {
+  const std::size_t nul = bytes.find('\0');
+  const std::string_view argument_text = bytes.substr(0, nul);
+  const std::string stdin_text(nul == std::string_view::npos ? std::string_view() : bytes.substr(nul + 1));
+  std::vector<std::string> args;
+  for (std::size_t at = 0; at <= argument_text.size();) {
+    const std::size_t end = std::min(argument_text.find('\n', at), argument_text.size());
+    args.emplace_back(argument_text.substr(at, end - at));
+    at = end + 1;
+  }
+  for (std::string& arg : args) {
+    // Files the CLI may open: the repository's own, read from the source tree (the cwd).
+    std::string path = arg.substr(arg.find('=') == std::string::npos ? 0 : arg.find('=') + 1);
+    const bool pathlike = path.find('/') != std::string::npos || path.find(".json") != std::string::npos;
+    const bool allowed = (path.rfind("examples/", 0) == 0 || path.rfind("tests/", 0) == 0 || path == "/dev/null") &&
+                         path.find("..") == std::string::npos;
+    if (pathlike && !allowed) arg.replace(arg.size() - path.size(), path.size(), "/nonexistent-pplan-fuzz/x.json");
+  }
+  std::istringstream in(stdin_text);
+  std::ostringstream out, err;
+  pplan::cli::Environment environment;
+  environment.stdout_is_terminal = stdin_text.size() % 2 == 1;
+  const bool print = std::getenv("PPLAN_FUZZ_PRINT") != nullptr;
+  const int status = pplan::cli::run(args, in, out, err, environment);
+  if (print) std::fprintf(stderr, "status %d\nstdout: %s\nstderr: %s\n", status, out.str().c_str(), err.str().c_str());
+  if (status != 0 && status != 2) std::abort();
+  if (status == 2) check_response(out.str());
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
+  if (data[0] == '$') {
+    fuzz_cli(std::string_view(reinterpret_cast<const char*>(data + 1), size - 1));
+    return 0;
+  }
   std::string request;
   if (data[0] == '{') {
     const std::string_view scenario(reinterpret_cast<const char*>(data), size);

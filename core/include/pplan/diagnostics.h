@@ -21,6 +21,8 @@
 /// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |
 /// | plan.pp_bubble_large         | warning  | bubble over 20% of the step                      |
 /// | plan.gpus_per_node_mismatch  | warning  | gpus not a multiple of gpus_per_node             |
+/// | plan.defaults_filled         | info     | evaluate filled in parallel fields the scenario  |
+/// |                              |          | left out (api.cpp; lists them)                   |
 ///
 /// Input errors (schema.*, input.*) are not diagnostics: see json_io.h.
 

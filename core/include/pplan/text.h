@@ -1,16 +1,72 @@
 #pragma once
-/// Number formatting shared by messages, explanations and generated text. Deterministic:
-/// the same digits natively and in wasm.
+/// Text shared by every layer: number formatting (deterministic: the same digits natively and
+/// in wasm), the one Markdown/HTML escaping of user strings, UTF-8 checks and "did you mean".
 
+#include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace pplan {
 
 /// `value` with `decimals` digits after the point ("43.75", "7.3").
 std::string format_fixed(double value, int decimals);
 
-/// Rounds to `digits` significant digits without transcendental functions, so the native
-/// CLI and the wasm engine emit byte-identical JSON.
+/// `value` with at most `digits` significant digits, shortest form ("0.001", "1e+07", "2.5").
+std::string format_significant(double value, int digits = 6);
+
+/**
+ * Rounds to `digits` significant digits, exactly: the double nearest to the decimal the value
+ * rounds to (printf's correctly rounded %e, then strtod; glibc and musl, so native and wasm,
+ * agree digit for digit). Subnormal values (|x| < 2.2e-308) become 0: no output figure is
+ * meaningful at that size.
+ */
 double round_significant(double value, int digits);
+
+/// Whether `text` is well-formed UTF-8 (no stray byte, overlong form or surrogate).
+bool valid_utf8(std::string_view text);
+
+/// Unicode code points in UTF-8 text; a byte that starts no valid sequence counts as one.
+std::size_t utf8_length(std::string_view text);
+
+/// A character no user string may hold, and where it is.
+struct ForbiddenCharacter {
+  char32_t code_point = 0;
+  std::size_t character_index = 0;  ///< 0-based, in code points
+};
+
+/**
+ * The first character a name, id or description must not contain: C0 controls U+0000–U+001F
+ * (newline, tab, NUL, ...), DEL U+007F, C1 controls U+0080–U+009F (NEL), the line and paragraph
+ * separators U+2028/U+2029, and the bidirectional overrides and isolates U+202A–U+202E,
+ * U+2066–U+2069 (they reorder what a reader sees, "Trojan Source", CVE-2021-42574). A newline
+ * in a name would start a heading in Markdown and a command in a script.
+ */
+std::optional<ForbiddenCharacter> first_forbidden_character(std::string_view text);
+
+/// "U+000A".
+std::string code_point_name(char32_t code_point);
+
+/**
+ * Plain text as Markdown source that renders as exactly that text, also where the renderer
+ * passes raw HTML through: `<` and `&` become entities (no tag, comment or autolink can open),
+ * the inline markup characters \ ` * _ [ ] | ~ # $ get a backslash (no emphasis, code span,
+ * link, image, table cell, strike-through, heading or math), and text that would start a
+ * block at the start of a line ("- ", "+ ", "---", ">", "1. ") is neutralised. Forbidden
+ * characters (first_forbidden_character) become spaces, though the parser has refused them
+ * already. Every user string a Markdown report shows goes through here (design_report.cpp).
+ */
+std::string escape_markdown(std::string_view text);
+
+/**
+ * "Did you mean": the candidate closest to `input`, compared without case, by edit distance
+ * with transpositions (Damerau); a candidate that `input` begins (a truncation, "h100" of
+ * "h100-sxm") counts as one edit. Ties go to the longer common prefix, then the closer length,
+ * then the earlier candidate (callers list them in schema order, not alphabetically). Nothing
+ * when no candidate is within 1 edit (inputs of up to 3 characters), 2 (up to 8) or 3.
+ */
+std::optional<std::string> closest_match(std::string_view input,
+                                         const std::vector<std::string>& candidates);
 
 }  // namespace pplan

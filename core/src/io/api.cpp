@@ -1,17 +1,24 @@
 #include "pplan/io/api.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
+#include <functional>
+#include <new>
+#include <optional>
 
 #include "pplan/report/design_report.h"
 #include "pplan/model/estimate.h"
 #include "pplan/report/explain.h"
+#include "pplan/io/hf_config.h"
 #include "pplan/io/json_io.h"
 #include "pplan/io/landscape_json.h"
 #include "pplan/launch/launch.h"
 #include "pplan/launch/layout.h"
 #include "pplan/search/landscape.h"
 #include "pplan/search/search.h"
+#include "pplan/text.h"
 #include "pplan_version.h"
 
 namespace pplan {
@@ -42,8 +49,7 @@ void append(ordered_json& into, const ordered_json& from) {
   for (auto it = from.begin(); it != from.end(); ++it) into[it.key()] = it.value();
 }
 
-ordered_json search_stats_json(const SearchResult& result, const SearchOptions& options,
-                               double elapsed_ms) {
+ordered_json search_stats_json(const SearchResult& result, const SearchOptions& options) {
   const SearchStats& stats = result.stats;
   ordered_json reasons = ordered_json::object();
   for (const auto& kv : stats.rejected_by_reason) reasons[kv.first] = kv.second;
@@ -57,7 +63,6 @@ ordered_json search_stats_json(const SearchResult& result, const SearchOptions& 
   j["within_headroom"] = result.within_headroom;
   j["tie_tolerance"] = options.tie_tolerance;
   if (result.fastest) j["fastest"] = parallel_to_json(result.fastest->parallel);
-  j["elapsed_ms"] = elapsed_ms;
   return j;
 }
 
@@ -114,7 +119,33 @@ void say_chosen(ordered_json& j, const ChosenPlan& chosen) {
   j["chosen_by_search"] = fields;
 }
 
-ordered_json respond(const std::string& command, const json& scenario_doc,
+/// evaluate prices one complete configuration; what the scenario's parallel block leaves out
+/// comes from resolve_defaults, and the answer lists it (issue #14: never a silent tp 1, pp 1).
+std::optional<Diagnostic> defaults_filled(const Scenario& scenario, const ParallelConfig& p) {
+  const ParallelConstraints& c = scenario.parallel;
+  std::string filled;
+  auto add = [&](bool given, const std::string& text) {
+    if (!given) filled += (filled.empty() ? "" : ", ") + text;
+  };
+  add(c.tp.has_value(), "tp " + std::to_string(p.tp));
+  add(c.pp.has_value(), "pp " + std::to_string(p.pp));
+  add(c.cp.has_value(), "cp " + std::to_string(p.cp));
+  add(c.dp.has_value(), "dp " + std::to_string(p.dp) + " (gpus / (tp·pp·cp))");
+  add(c.ep.has_value(), "ep " + std::to_string(p.ep));
+  add(c.vpp.has_value(), "vpp " + std::to_string(p.vpp));
+  add(c.micro_batch.has_value(), "micro_batch " + std::to_string(p.micro_batch));
+  add(c.sequence_parallel.has_value(),
+      std::string("sequence_parallel ") + (p.sequence_parallel ? "true (tp > 1)" : "false (tp = 1)"));
+  add(c.recompute.has_value(), std::string("recompute ") + recompute_name(p.recompute));
+  add(c.zero.has_value(), "zero " + std::to_string(p.zero));
+  if (filled.empty()) return std::nullopt;
+  return Diagnostic{"plan.defaults_filled", Severity::kInfo,
+                    "evaluate priced one complete configuration; the scenario's parallel block "
+                    "leaves out " + filled + ", filled in by default. Pin them in \"parallel\", or "
+                    "run plan to search them."};
+}
+
+ordered_json respond(const std::string& command, const json& document,
                      const RequestOptions& options) {
   if (command == "version") {
     return envelope();
@@ -130,18 +161,32 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     j["gpus"] = gpus;
     return j;
   }
-  if (command != "evaluate" && command != "plan" && command != "launch" && command != "explain" &&
-      command != "report" && command != "layout_view" && command != "landscape" &&
-      command != "scaling") {
-    throw InputError("request.unknown_command", "/command",
-                     "unknown command \"" + command.substr(0, 40) +
-                         "\" (commands: evaluate, plan, launch, explain, report, layout_view, "
-                         "landscape, scaling, presets, version)");
+  if (command == "import_model") {
+    const ImportedModel imported = import_hf_config(document, "/config", options.name);
+    ordered_json j = envelope();
+    j["model"] = model_to_json(imported.model);
+    j["mapped_from"] = imported.mapped_from;
+    j["notes"] = imported.notes;
+    return j;
   }
-  const Scenario scenario = parse_scenario(scenario_doc, presets);
+  const std::vector<std::string> commands = {"evaluate", "plan",    "launch",  "explain",
+                                             "report",   "layout_view", "landscape",
+                                             "scaling",  "import_model", "presets",
+                                             "version"};
+  if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
+    const std::optional<std::string> near = closest_match(command, commands);
+    throw InputError("request.unknown_command", "/command",
+                     "unknown command \"" + command.substr(0, 40) + "\"" +
+                         (near ? " (did you mean \"" + *near + "\"?)" : "") +
+                         " (commands: evaluate, plan, launch, explain, report, layout_view, "
+                         "landscape, scaling, import_model, presets, version)");
+  }
+  const Scenario scenario = parse_scenario(document, presets);
   ordered_json j = envelope();
   if (command == "evaluate") {
-    const Estimate e = evaluate(scenario, resolve_defaults(scenario));
+    const ParallelConfig parallel = resolve_defaults(scenario);
+    Estimate e = evaluate(scenario, parallel);
+    if (auto filled = defaults_filled(scenario, parallel)) e.diagnostics.push_back(*filled);
     append(j, estimate_to_json(e, scenario));
     return j;
   }
@@ -155,7 +200,7 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
     ordered_json plans = ordered_json::array();
     for (const Estimate& e : result.plans) plans.push_back(estimate_to_json(e, scenario));
     j["plans"] = plans;
-    j["search"] = search_stats_json(result, search_options, elapsed_ms);
+    j["search"] = search_stats_json(result, search_options);
     if (result.plans.empty()) {
       ordered_json nearest = ordered_json::array();
       for (const Estimate& e : result.nearest_infeasible) nearest.push_back(estimate_to_json(e, scenario));
@@ -165,6 +210,8 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
       }
     }
     j["explanation"] = explanation_to_json(explain(scenario, result));
+    // The one figure that differs between runs, last and apart from the answer (issue #14).
+    if (options.timing) j["timing"] = {{"elapsed_ms", elapsed_ms}};
     return j;
   }
   if (command == "landscape") {
@@ -220,11 +267,65 @@ ordered_json respond(const std::string& command, const json& scenario_doc,
   return j;
 }
 
+/// Pointer of the first number in `j` that is not finite, if any.
+std::optional<std::string> first_non_finite(const ordered_json& j, const std::string& path) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return path.empty() ? "/" : path;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (auto found = first_non_finite(it.value(), path + "/" + it.key())) return found;
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (auto found = first_non_finite(j[i], path + "/" + std::to_string(i))) return found;
+    }
+  }
+  return std::nullopt;
+}
+
+/// A well-formed scenario of ordinary figures (Mixtral 8x7B on 256 H100s): the value each
+/// input is reset to when blame_input looks for the one that makes a figure non-finite.
+json reference_scenario(const PresetCatalog& presets) {
+  json reference;
+  reference["model"] = json::parse(model_to_json(presets.models.at("mixtral-8x7b")).dump());
+  reference["model"]["nominal_params"] = 46.7e9;
+  reference["cluster"] = {{"gpu", json::parse(gpu_to_json(presets.gpus.at("h100-sxm")).dump())},
+                          {"gpus", 256},
+                          {"gpus_per_node", 8}};
+  reference["training"] = {{"seq_len", 4096}, {"global_batch", 1024}, {"token_budget", 1e12}};
+  reference["parallel"] = {{"tp", 8},  {"pp", 4},          {"dp", 8}, {"cp", 1},
+                           {"ep", 8},  {"vpp", 1},         {"micro_batch", 1},
+                           {"zero", 1}, {"first_stage_layers", 8}, {"last_stage_layers", 8}};
+  reference["report"] = {{"storage_gbytes_per_s", 31.25}, {"failures_per_gpu_hour", 1.97e-5},
+                         {"restart_s", 600}};
+  return reference;
+}
+
+/// Runs a command and refuses an answer with a non-finite figure, naming the input behind it.
+ordered_json respond_finite(const std::string& command, const json& document,
+                            const RequestOptions& options) {
+  ordered_json j = respond(command, document, options);
+  const std::optional<std::string> figure = first_non_finite(j, "");
+  if (!figure) return j;
+  const auto finite = [&](const json& changed) {
+    try {
+      return !first_non_finite(respond(command, changed, options), "");
+    } catch (const InputError&) {
+      return false;  // the change broke the scenario; it tells nothing about the figure
+    }
+  };
+  const std::string culprit = blame_input(document, reference_scenario(load_presets()), finite);
+  const std::string value = culprit == "/" ? "" : " = " + document.at(json::json_pointer(culprit)).dump();
+  throw InputError("input.out_of_range", culprit,
+                   (culprit == "/" ? std::string("the scenario") : culprit + value) +
+                       " makes " + *figure + " leave the range of a double; bring it closer to a "
+                       "real system's figure");
+}
+
 std::string finish(ordered_json response) {
   round_numbers(response);
   // Messages quote the input, which may hold invalid UTF-8 (or a quote cut mid-character):
   // replace such bytes with U+FFFD instead of throwing (found by fuzzing).
-  return response.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+  return dump_document(response);
 }
 
 template <typename Body>
@@ -237,13 +338,11 @@ std::string guarded(Body body) noexcept {
     } catch (const json::parse_error& e) {
       return finish(error_envelope("schema.parse_error", "/",
                                    std::string("not valid JSON (truncated or malformed): ") + e.what()));
-    } catch (const json::out_of_range& e) {
-      // 406: a number literal beyond a double (1e400) while parsing; it is too large, not a
-      // wrong type. The parser gives no position, so the path is the document.
-      return finish(error_envelope(e.id == 406 ? "input.out_of_range" : "schema.wrong_type", "/",
-                                   std::string(e.id == 406 ? "a number is too large: " : "") + e.what()));
     } catch (const json::exception& e) {
       return finish(error_envelope("schema.wrong_type", "/", e.what()));
+    } catch (const std::bad_alloc&) {
+      return finish(error_envelope("resource.out_of_memory", "/",
+                                   "out of memory while answering this request"));
     } catch (const std::exception& e) {
       return finish(error_envelope("internal", "/", std::string("internal error: ") + e.what()));
     } catch (...) {
@@ -258,20 +357,22 @@ std::string guarded(Body body) noexcept {
 
 std::string handle_request(std::string_view request_json) noexcept {
   return guarded([&] {
-    const json request = json::parse(request_json.begin(), request_json.end());
+    const json request = parse_document(request_json, "/scenario");
     if (!request.is_object()) {
       throw InputError("schema.not_an_object", "/", "the request must be a JSON object");
     }
     RequestOptions options;
     std::string command;
-    json scenario = json::object();
+    json document = json::object();
+    const std::vector<std::string> keys = {"command", "scenario", "top",  "format",
+                                           "timing",  "config",   "name", "nearest_gpus"};
     for (auto it = request.begin(); it != request.end(); ++it) {
       const std::string& key = it.key();
       if (key == "command") {
         if (!it->is_string()) throw InputError("schema.wrong_type", "/command", "/command must be a string");
         command = it->get<std::string>();
-      } else if (key == "scenario") {
-        scenario = *it;
+      } else if (key == "scenario" || key == "config") {
+        document = *it;
       } else if (key == "top") {
         if (!it->is_number_integer() || it->get<long long>() < 1 || it->get<long long>() > 1000) {
           throw InputError("request.bad_option", "/top", "/top must be an integer from 1 to 1000");
@@ -286,22 +387,38 @@ std::string handle_request(std::string_view request_json) noexcept {
       } else if (key == "format") {
         if (!it->is_string()) throw InputError("schema.wrong_type", "/format", "/format must be a string");
         options.format = it->get<std::string>();
+      } else if (key == "timing") {
+        if (!it->is_boolean()) throw InputError("schema.wrong_type", "/timing", "/timing must be true or false");
+        options.timing = it->get<bool>();
+      } else if (key == "name") {
+        if (!it->is_string() || utf8_length(it->get<std::string>()) > 200) {
+          throw InputError("schema.wrong_type", "/name", "/name must be a string of at most 200 characters");
+        }
+        options.name = it->get<std::string>();
       } else {
+        const std::optional<std::string> near = closest_match(key, keys);
         throw InputError("schema.unknown_field", "/" + key.substr(0, 40),
-                         "unknown request field /" + key.substr(0, 40));
+                         "unknown request field /" + key.substr(0, 40) +
+                             (near ? " (did you mean \"" + *near + "\"?)" : ""));
       }
     }
     if (command.empty()) throw InputError("schema.missing_field", "/command", "missing /command");
-    return respond(command, scenario, options);
+    const bool wants_config = command == "import_model";
+    if (request.contains(wants_config ? "scenario" : "config")) {
+      const char* stray = wants_config ? "/scenario" : "/config";
+      throw InputError("request.bad_option", stray,
+                       std::string(stray) + " is not an option of " + command.substr(0, 40) +
+                           (wants_config ? " (it takes /config)" : " (only import_model takes /config)"));
+    }
+    return respond_finite(command, document, options);
   });
 }
 
-std::string handle_command(std::string_view command, std::string_view scenario_json,
+std::string handle_command(std::string_view command, std::string_view document_json,
                            const RequestOptions& options) noexcept {
   return guarded([&] {
-    const json scenario = scenario_json.empty() ? json::object()
-                                                : json::parse(scenario_json.begin(), scenario_json.end());
-    return respond(std::string(command), scenario, options);
+    const json document = document_json.empty() ? json::object() : parse_document(document_json);
+    return respond_finite(std::string(command), document, options);
   });
 }
 

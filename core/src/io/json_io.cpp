@@ -1,7 +1,10 @@
 #include "pplan/io/json_io.h"
 
+#include <algorithm>
 #include <cmath>
-#include <set>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +30,28 @@ std::string type_name(const json& v) {
   return "an object";
 }
 
+/// A JSON pointer reference token (RFC 6901: "~" -> "~0", "/" -> "~1"), cut at 80 bytes.
+std::string pointer_token(std::string_view key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out.size() > 80 ? out.substr(0, 80) + "…" : out;
+}
+
+/// Shortest decimal form of a bound, for messages ("0.001", "1e+07").
+std::string bound_text(double x) {
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+  return format_significant(x, 6);
+}
+
+std::string suggestion_text(std::string_view input, const std::vector<std::string>& candidates) {
+  const std::optional<std::string> best = closest_match(input, candidates);
+  return best ? " (did you mean \"" + *best + "\"?)" : "";
+}
+
 /// Reads one JSON object strictly: every key must be read, unknown keys are errors.
 class ObjectReader {
  public:
@@ -43,7 +68,7 @@ class ObjectReader {
   }
 
   const json& raw(const char* key) {
-    seen_.insert(key);
+    allow(key);
     auto it = value_.find(key);
     if (it == value_.end()) {
       throw InputError("schema.missing_field", child(key), "missing required field " + child(key));
@@ -59,51 +84,59 @@ class ObjectReader {
     return to_integer(v, child(key), lo, hi);
   }
   std::optional<int> optional_integer(const char* key, long long lo, long long hi) {
-    seen_.insert(key);
+    allow(key);
     if (!has(key)) return std::nullopt;
     return integer(key, lo, hi);
   }
 
-  /// A finite number in (lo, hi] when exclusive_lo, else [lo, hi].
-  double number(const char* key, double lo, double hi, bool exclusive_lo = true) {
-    const json& v = raw(key);
-    if (!v.is_number()) {
-      throw InputError("schema.wrong_type", child(key),
-                       child(key) + " must be a number, not " + type_name(v));
-    }
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || (exclusive_lo ? x <= lo : x < lo) || x > hi) {
+  /// A finite number in [lo, hi]; lo is the field's physical lower bound (never 0 for a rate
+  /// or a size, so no division downstream reaches infinity).
+  double number(const char* key, double lo, double hi) {
+    const double x = finite_number(key);
+    if (x < lo || x > hi) {
       throw InputError("input.out_of_range", child(key),
-                       child(key) + " = " + v.dump() + " is out of range: it must be " +
-                           (exclusive_lo ? "> " : ">= ") + format_number(lo) + " and <= " +
-                           format_number(hi));
+                       child(key) + " = " + raw(key).dump() + " is out of range: it must be between " +
+                           bound_text(lo) + " and " + bound_text(hi));
     }
     return x;
   }
-  std::optional<double> optional_number(const char* key, double lo, double hi,
-                                        bool exclusive_lo = true) {
-    seen_.insert(key);
+  std::optional<double> optional_number(const char* key, double lo, double hi) {
+    allow(key);
     if (!has(key)) return std::nullopt;
-    return number(key, lo, hi, exclusive_lo);
+    return number(key, lo, hi);
+  }
+  /// 0 (the field's "none"), or a number in [lo, hi].
+  std::optional<double> optional_zero_or_number(const char* key, double lo, double hi) {
+    allow(key);
+    if (!has(key)) return std::nullopt;
+    const double x = finite_number(key);
+    if (x != 0 && (x < lo || x > hi)) {
+      throw InputError("input.out_of_range", child(key),
+                       child(key) + " = " + raw(key).dump() + " is out of range: it must be 0 (none) or between " +
+                           bound_text(lo) + " and " + bound_text(hi));
+    }
+    return x;
   }
 
-  std::string string(const char* key, std::size_t max_length = 200) {
+  /// A string of at most `max_characters` Unicode characters (code points, not bytes).
+  std::string string(const char* key, std::size_t max_characters = 200) {
     const json& v = raw(key);
     if (!v.is_string()) {
       throw InputError("schema.wrong_type", child(key),
                        child(key) + " must be a string, not " + type_name(v));
     }
     std::string s = v.get<std::string>();
-    if (s.size() > max_length) {
+    if (s.size() > max_characters && utf8_length(s) > max_characters) {
       throw InputError("input.out_of_range", child(key),
-                       child(key) + " is longer than " + std::to_string(max_length) + " characters");
+                       child(key) + " is longer than " + std::to_string(max_characters) +
+                           " characters (" + std::to_string(utf8_length(s)) + ")");
     }
     return s;
   }
-  std::optional<std::string> optional_string(const char* key, std::size_t max_length = 200) {
-    seen_.insert(key);
+  std::optional<std::string> optional_string(const char* key, std::size_t max_characters = 200) {
+    allow(key);
     if (!has(key)) return std::nullopt;
-    return string(key, max_length);
+    return string(key, max_characters);
   }
 
   bool boolean(const char* key) {
@@ -115,7 +148,7 @@ class ObjectReader {
     return v.get<bool>();
   }
   std::optional<bool> optional_boolean(const char* key) {
-    seen_.insert(key);
+    allow(key);
     if (!has(key)) return std::nullopt;
     return boolean(key);
   }
@@ -123,18 +156,20 @@ class ObjectReader {
   /// One of `allowed`; returns its index.
   int choice(const char* key, const std::vector<std::string_view>& allowed) {
     const std::string s = string(key, 64);
+    std::vector<std::string> names;
     for (std::size_t i = 0; i < allowed.size(); ++i) {
       if (allowed[i] == s) return static_cast<int>(i);
+      names.emplace_back(allowed[i]);
     }
     std::string list;
     for (std::size_t i = 0; i < allowed.size(); ++i) {
       list += (i ? ", \"" : "\"") + std::string(allowed[i]) + "\"";
     }
     throw InputError("schema.bad_enum", child(key),
-                     child(key) + " = \"" + s + "\" is not one of " + list);
+                     child(key) + " = \"" + s + "\" is not one of " + list + suggestion_text(s, names));
   }
   std::optional<int> optional_choice(const char* key, const std::vector<std::string_view>& allowed) {
-    seen_.insert(key);
+    allow(key);
     if (!has(key)) return std::nullopt;
     return choice(key, allowed);
   }
@@ -142,61 +177,35 @@ class ObjectReader {
   /// Rejects keys nobody read: a typo is an error, never silently ignored.
   void finish() const {
     for (auto it = value_.begin(); it != value_.end(); ++it) {
-      if (seen_.count(it.key()) == 0) {
-        const std::string key_path = path_ + "/" + escape_pointer(it.key());
+      if (std::find(known_.begin(), known_.end(), it.key()) == known_.end()) {
+        const std::string key_path = path_ + "/" + pointer_token(it.key());
         throw InputError("schema.unknown_field", key_path,
-                         "unknown field " + key_path + suggestion(it.key()));
+                         "unknown field " + key_path + suggestion_text(it.key(), known_));
       }
     }
   }
 
-  void allow(const char* key) { seen_.insert(key); }
+  /// Marks `key` as part of the schema (in schema order, which "did you mean" prefers on ties).
+  void allow(const char* key) {
+    if (std::find(known_.begin(), known_.end(), key) == known_.end()) known_.emplace_back(key);
+  }
   const std::string& path() const { return path_; }
   std::string path_or_root() const { return path_.empty() ? "/" : path_; }
 
  private:
   std::string where() const { return path_.empty() ? "the document" : path_; }
 
-  static std::string escape_pointer(const std::string& key) {
-    std::string out;
-    for (char c : key) {
-      if (c == '~') out += "~0";
-      else if (c == '/') out += "~1";
-      else out += c;
+  double finite_number(const char* key) {
+    const json& v = raw(key);
+    if (!v.is_number()) {
+      throw InputError("schema.wrong_type", child(key),
+                       child(key) + " must be a number, not " + type_name(v));
     }
-    return out.size() > 80 ? out.substr(0, 80) + "…" : out;
-  }
-
-  std::string suggestion(const std::string& key) const {
-    // Suggest the closest known key when one is within two edits (a typo like "ppp").
-    std::string best;
-    std::size_t best_distance = 3;
-    for (const std::string& known : seen_) {
-      const std::size_t d = edit_distance(key, known);
-      if (d < best_distance) { best_distance = d; best = known; }
+    const double x = v.get<double>();
+    if (!std::isfinite(x)) {
+      throw InputError("input.out_of_range", child(key), child(key) + " must be finite");
     }
-    return best.empty() ? "" : " (did you mean \"" + best + "\"?)";
-  }
-
-  static std::size_t edit_distance(const std::string& a, const std::string& b) {
-    if (a.size() > 64 || b.size() > 64) return 99;
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-      std::size_t previous = row[0];
-      row[0] = i;
-      for (std::size_t j = 1; j <= b.size(); ++j) {
-        const std::size_t current = row[j];
-        row[j] = std::min({row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        previous = current;
-      }
-    }
-    return row[b.size()];
-  }
-
-  static std::string format_number(double x) {
-    if (x == std::floor(x) && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
-    return format_fixed(x, 3);
+    return x;
   }
 
   static int to_integer(const json& v, const std::string& path, long long lo, long long hi) {
@@ -217,7 +226,159 @@ class ObjectReader {
 
   const json& value_;
   std::string path_;
-  std::set<std::string> seen_;
+  std::vector<std::string> known_;
+};
+
+/**
+ * Builds the document from the parser's events and refuses, with the JSON pointer of the
+ * value: a duplicate key (RFC 8259 leaves it undefined; last-one-wins would let a second
+ * schema_version override the first), a control character in any string or key, a number
+ * beyond a double, nesting deeper than kMaxDocumentDepth, more than kMaxDocumentValues values.
+ */
+class StrictBuilder : public nlohmann::json_sax<json> {
+ public:
+  explicit StrictBuilder(std::string_view relative_to) : relative_to_(relative_to) {}
+
+  json take() { return std::move(root_); }
+
+  bool null() override { return put(json(nullptr)); }
+  bool boolean(bool value) override { return put(json(value)); }
+  bool number_integer(number_integer_t value) override { return put(json(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return put(json(value)); }
+  bool number_float(number_float_t value, const string_t&) override { return put(json(value)); }
+  bool string(string_t& value) override {
+    check_text(value, value_path());
+    return put(json(std::move(value)));
+  }
+  bool binary(binary_t& value) override { return put(json::binary(std::move(value))); }
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& key) override {
+    Frame& frame = stack_.back();
+    frame.key = std::move(key);
+    const std::string path = shown(value_path());
+    check_text(frame.key, value_path());
+    if (frame.container->contains(frame.key)) {
+      throw InputError("schema.duplicate_key", path,
+                       "duplicate key " + path + ": each key may appear once in an object");
+    }
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& error) override {
+    if (error.id == 406) {  // a number literal beyond a double (1e400)
+      const std::string path = shown(value_path());
+      throw InputError("input.out_of_range", path,
+                       path + " is a number too large for a double (beyond ±1.8e308)");
+    }
+    std::string where;
+    if (!stack_.empty()) where = " (inside " + shown(container_path()) + ")";
+    throw InputError("schema.parse_error", "/",
+                     "not valid JSON (truncated or malformed) at byte " + std::to_string(position) +
+                         where + ": " + error.what());
+  }
+
+ private:
+  struct Frame {
+    json* container;
+    std::string key;       ///< the pending key (objects)
+    std::size_t index = 0; ///< the next element's index (arrays)
+    std::string path;      ///< pointer of the container, absolute
+  };
+
+  std::string container_path() const { return stack_.empty() ? "" : stack_.back().path; }
+
+  /// Pointer of the value about to be stored, absolute (inside the whole document).
+  std::string value_path() const {
+    if (stack_.empty()) return "";
+    const Frame& frame = stack_.back();
+    return frame.path + "/" +
+           (frame.container->is_object() ? pointer_token(frame.key) : std::to_string(frame.index));
+  }
+
+  /// A pointer as the caller names it: relative to `relative_to_` when inside it.
+  std::string shown(const std::string& absolute) const {
+    if (!relative_to_.empty() && absolute.size() > relative_to_.size() &&
+        absolute.compare(0, relative_to_.size(), relative_to_) == 0 &&
+        absolute[relative_to_.size()] == '/') {
+      return absolute.substr(relative_to_.size());
+    }
+    return absolute.empty() ? "/" : absolute;
+  }
+
+  void check_text(const std::string& text, const std::string& absolute_path) const {
+    if (const auto bad = first_forbidden_character(text)) {
+      const std::string path = shown(absolute_path);
+      throw InputError("input.control_character", path,
+                       path + " contains the control character " + code_point_name(bad->code_point) +
+                           " at character " + std::to_string(bad->character_index + 1) +
+                           ": strings must be printable text on one line (no newline, tab, NUL, "
+                           "U+2028/U+2029 or bidirectional override)");
+    }
+  }
+
+  void count_value() {
+    if (++values_ > kMaxDocumentValues) {
+      throw InputError("input.too_large", "/",
+                       "the document has more than " + std::to_string(kMaxDocumentValues) +
+                           " values (the limit of every request)");
+    }
+  }
+
+  bool put(json value) {
+    count_value();
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return true;
+    }
+    Frame& frame = stack_.back();
+    if (frame.container->is_object()) {
+      (*frame.container)[frame.key] = std::move(value);
+    } else {
+      frame.container->push_back(std::move(value));
+      ++frame.index;
+    }
+    return true;
+  }
+
+  bool open(json empty) {
+    if (stack_.size() >= static_cast<std::size_t>(kMaxDocumentDepth)) {
+      const std::string path = shown(value_path());
+      throw InputError("input.too_deep", path,
+                       path + " nests deeper than " + std::to_string(kMaxDocumentDepth) +
+                           " levels (the limit of every request)");
+    }
+    const std::string path = value_path();
+    count_value();
+    json* slot = nullptr;
+    if (stack_.empty()) {
+      root_ = std::move(empty);
+      slot = &root_;
+    } else {
+      Frame& frame = stack_.back();
+      if (frame.container->is_object()) {
+        slot = &((*frame.container)[frame.key] = std::move(empty));
+      } else {
+        frame.container->push_back(std::move(empty));
+        slot = &frame.container->back();
+      }
+    }
+    stack_.push_back({slot, {}, 0, path});
+    return true;
+  }
+
+  bool close() {
+    stack_.pop_back();
+    if (!stack_.empty() && stack_.back().container->is_array()) ++stack_.back().index;
+    return true;
+  }
+
+  std::string relative_to_;
+  json root_;
+  std::vector<Frame> stack_;
+  std::size_t values_ = 0;
 };
 
 // Limits: generous for real systems, small enough that no product overflows or hangs.
@@ -229,6 +390,16 @@ constexpr long long kMaxVocab = 10000000;
 constexpr long long kMaxSeq = 1LL << 24;
 constexpr long long kMaxBatch = 100000000;
 constexpr long long kMaxDegree = 1LL << 20;
+
+// Physical lower bounds (issue #14): real parts sit many orders above them, and with them no
+// derived time, rate or count leaves the range of a double (1e-308 TFLOP/s used to give an
+// infinite step time).
+constexpr double kMinGB = 1e-3;            // 1 MB of memory
+constexpr double kMinTflops = 1e-3;        // 1 GFLOP/s
+constexpr double kMinGBps = 1e-3;          // 1 MB/s of HBM, NVLink or network
+constexpr double kMinEfficiency = 1e-3;    // 0.1% of peak
+constexpr double kMinStorageGBps = 1e-6;   // 1 KB/s of checkpoint storage
+constexpr double kMinFailureRate = 1e-12;  // failures per GPU-hour
 
 const std::vector<std::string_view> kActivations = {"gelu", "swiglu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
@@ -247,6 +418,24 @@ void check_schema_version(ObjectReader& reader, bool required) {
                      "schema_version " + std::to_string(*v) + " is not supported (this engine reads " +
                          std::to_string(kSchemaVersion) + ")");
   }
+}
+
+/// The preset `id`, or input.unknown_preset with "did you mean" (across case and near misses:
+/// "gpt3-175B", "llama3-405") and the list of presets.
+template <typename Spec>
+const Spec& find_preset(const std::map<std::string, Spec>& presets, const std::string& id,
+                        const char* path, const char* kind) {
+  auto it = presets.find(id);
+  if (it != presets.end()) return it->second;
+  std::vector<std::string> known;
+  std::string list;
+  for (const auto& kv : presets) {
+    known.push_back(kv.first);
+    list += (list.empty() ? "" : ", ") + kv.first;
+  }
+  throw InputError("input.unknown_preset", path,
+                   std::string("unknown ") + kind + " preset \"" + id.substr(0, 64) + "\"" +
+                       suggestion_text(id, known) + " (presets: " + list + ")");
 }
 
 MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
@@ -318,7 +507,7 @@ const ArchitectureBlock kArchitectureBlocks[] = {
 /// One constant: {"value", "source"?, "fitted"?}.
 double read_constant(const json& value, const std::string& path, double lo, double hi) {
   ObjectReader r(value, path);
-  const double v = r.number("value", lo, hi, false);
+  const double v = r.number("value", lo, hi);
   r.optional_string("source", 2000);
   r.optional_boolean("fitted");
   r.finish();
@@ -399,7 +588,7 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   m.dropout_given = dropout.has_value();
   m.learned_positions = r.optional_boolean("learned_positions").value_or(gpt_style);
   // RoPE base: rotary models only; RoFormer's and Megatron's 10000 unless given.
-  m.rope_theta = r.optional_number("rope_theta", 0, 1e12).value_or(m.learned_positions ? 0 : 10000);
+  m.rope_theta = r.optional_number("rope_theta", 1, 1e12).value_or(m.learned_positions ? 0 : 10000);
   if (m.learned_positions && m.rope_theta > 0) {
     throw InputError("input.inconsistent", r.child("rope_theta"),
                      path + "/rope_theta is for rotary positions, but learned_positions is true");
@@ -408,7 +597,7 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
   r.allow("mla");
   if (r.has("mla")) m.mla = parse_mla(value.at("mla"), r.child("mla"));
-  m.nominal_params = r.optional_number("nominal_params", 0, 1e16, false).value_or(0);
+  m.nominal_params = r.optional_zero_or_number("nominal_params", 1, 1e16).value_or(0);
   m.source = r.optional_string("source", 2000).value_or("");
   r.finish();
   if (m.hidden % m.heads != 0) {
@@ -433,7 +622,7 @@ SystemSpec parse_system(const json& value, const std::string& path) {
   sys.gpus_per_node = r.integer("gpus_per_node", 1, 1024);
   sys.nvlink_domain_gpus = r.optional_integer("nvlink_domain_gpus", 1, 1024).value_or(sys.gpus_per_node);
   sys.nics_per_node = r.optional_integer("nics_per_node", 0, 1024).value_or(0);
-  sys.nic_bits_per_s = r.optional_number("nic_gbits_per_s", 0, 1e5).value_or(0) * 1e9;
+  sys.nic_bits_per_s = r.optional_number("nic_gbits_per_s", kMinGBps, 1e5).value_or(0) * 1e9;
   r.optional_string("source", 2000);
   r.finish();
   return sys;
@@ -458,38 +647,38 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
     g.architecture = "hopper";
   }
   const bool memory_given = r.has("memory_gb");
-  g.marketed_memory_bytes = number("memory_gb", 0, 1e5, g.marketed_memory_bytes / units::kBytesPerGB) *
+  g.marketed_memory_bytes = number("memory_gb", kMinGB, 1e5, g.marketed_memory_bytes / units::kBytesPerGB) *
                             units::kBytesPerGB;
   // "80GB" parts really hold 80 GiB; presets say so with memory_gib.
-  if (auto gib = r.optional_number("memory_gib", 0, 1e5)) {
+  if (auto gib = r.optional_number("memory_gib", kMinGB, 1e5)) {
     g.memory_bytes = *gib * units::kBytesPerGiB;
   } else if (!base || memory_given) {
     g.memory_bytes = g.marketed_memory_bytes;
   }
-  g.bf16_flops_per_s = number("bf16_tflops", 0, 1e7, g.bf16_flops_per_s / units::kFlopsPerTflop) *
+  g.bf16_flops_per_s = number("bf16_tflops", kMinTflops, 1e7, g.bf16_flops_per_s / units::kFlopsPerTflop) *
                        units::kFlopsPerTflop;
-  g.fp8_flops_per_s = r.optional_number("fp8_tflops", 0, 1e7, false).value_or(g.fp8_flops_per_s / units::kFlopsPerTflop) *
+  g.fp8_flops_per_s = r.optional_zero_or_number("fp8_tflops", kMinTflops, 1e7).value_or(g.fp8_flops_per_s / units::kFlopsPerTflop) *
                       units::kFlopsPerTflop;
-  g.fp4_flops_per_s = r.optional_number("fp4_tflops", 0, 1e7, false).value_or(g.fp4_flops_per_s / units::kFlopsPerTflop) *
+  g.fp4_flops_per_s = r.optional_zero_or_number("fp4_tflops", kMinTflops, 1e7).value_or(g.fp4_flops_per_s / units::kFlopsPerTflop) *
                       units::kFlopsPerTflop;
   // Without a datasheet figure, assume H100's balance: 295 FLOP per byte of HBM (989.4/3.35).
   const double balance_default = base ? g.hbm_bytes_per_s : g.bf16_flops_per_s / 295.0;
-  g.hbm_bytes_per_s = r.optional_number("hbm_gbytes_per_s", 0, 1e6).value_or(balance_default / units::kBytesPerSecPerGBps) *
+  g.hbm_bytes_per_s = r.optional_number("hbm_gbytes_per_s", kMinGBps, 1e6).value_or(balance_default / units::kBytesPerSecPerGBps) *
                       units::kBytesPerSecPerGBps;
-  g.nvlink_bytes_per_s = number("nvlink_gbytes_per_s", 0, 1e6, g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps) *
+  g.nvlink_bytes_per_s = number("nvlink_gbytes_per_s", kMinGBps, 1e6, g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps) *
                          units::kBytesPerSecPerGBps;
-  g.network_bytes_per_s = number("network_gbytes_per_s", 0, 1e6, g.network_bytes_per_s / units::kBytesPerSecPerGBps) *
+  g.network_bytes_per_s = number("network_gbytes_per_s", kMinGBps, 1e6, g.network_bytes_per_s / units::kBytesPerSecPerGBps) *
                           units::kBytesPerSecPerGBps;
   g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(g.sm_count);
-  g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", 0, 1).value_or(g.mamf_fraction_bf16);
-  g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", 0, 1).value_or(g.mamf_fraction_fp8);
+  g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", kMinEfficiency, 1).value_or(g.mamf_fraction_bf16);
+  g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", kMinEfficiency, 1).value_or(g.mamf_fraction_fp8);
   // Schema v1 calibration fields: read as a ratio to v1's default for the architecture, so a
   // copy of a v1 preset behaves as the preset does and a lower figure slows the kernels.
   const bool ampere = g.architecture == "ampere";
   const double v1_gemm = ampere ? 0.74 : 0.65;
   const double v1_attention = ampere ? 0.55 : g.architecture == "blackwell" ? 0.4 : 0.25;
-  if (auto e = r.optional_number("gemm_efficiency", 0, 1)) g.legacy_gemm_scale = *e / v1_gemm;
-  if (auto e = r.optional_number("attention_efficiency", 0, 1)) g.legacy_attention_scale = *e / v1_attention;
+  if (auto e = r.optional_number("gemm_efficiency", kMinEfficiency, 1)) g.legacy_gemm_scale = *e / v1_gemm;
+  if (auto e = r.optional_number("attention_efficiency", kMinEfficiency, 1)) g.legacy_attention_scale = *e / v1_attention;
   r.allow("system");
   if (r.has("system")) g.system = parse_system(value.at("system"), r.child("system"));
   g.source = r.optional_string("source", 2000).value_or(g.source);
@@ -497,10 +686,27 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
   return g;
 }
 
+json parse_document(std::string_view text, std::string_view relative_to) {
+  if (text.size() > kMaxDocumentBytes) {
+    throw InputError("input.too_large", "/",
+                     "the document is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+                         std::to_string(kMaxDocumentBytes) + " (64 MiB)");
+  }
+  // nlohmann's lexer ends the input at a NUL byte, so the bytes after one were never read.
+  const std::size_t nul = text.find('\0');
+  if (nul != std::string_view::npos) {
+    throw InputError("input.nul_byte", "/",
+                     "byte " + std::to_string(nul) + " is a NUL: JSON text cannot contain one");
+  }
+  StrictBuilder builder(relative_to);
+  json::sax_parse(text.begin(), text.end(), &builder);
+  return builder.take();
+}
+
 PresetCatalog load_presets() {
   PresetCatalog catalog;
   for (const EmbeddedPreset& preset : embedded_presets()) {
-    const json doc = json::parse(preset.text);
+    const json doc = parse_document(preset.text);
     const std::string path = std::string("preset:") + preset.file;
     if (preset.kind == std::string_view("models")) {
       ModelSpec m = parse_model(doc, path);
@@ -524,15 +730,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
   // Model: a preset id or a custom object.
   const json& model = root.raw("model");
   if (model.is_string()) {
-    const std::string id = model.get<std::string>();
-    auto it = presets.models.find(id);
-    if (it == presets.models.end()) {
-      std::string known;
-      for (const auto& kv : presets.models) known += (known.empty() ? "" : ", ") + kv.first;
-      throw InputError("input.unknown_preset", "/model",
-                       "unknown model preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
-    }
-    s.model = it->second;
+    s.model = find_preset(presets.models, model.get<std::string>(), "/model", "model");
   } else {
     s.model = parse_model(model, "/model");
   }
@@ -542,30 +740,15 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     ObjectReader r(root.raw("cluster"), "/cluster");
     const json& gpu = r.raw("gpu");
     if (gpu.is_string()) {
-      const std::string id = gpu.get<std::string>();
-      auto it = presets.gpus.find(id);
-      if (it == presets.gpus.end()) {
-        std::string known;
-        for (const auto& kv : presets.gpus) known += (known.empty() ? "" : ", ") + kv.first;
-        throw InputError("input.unknown_preset", "/cluster/gpu",
-                         "unknown GPU preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
-      }
-      s.cluster.gpu = it->second;
+      s.cluster.gpu = find_preset(presets.gpus, gpu.get<std::string>(), "/cluster/gpu", "GPU");
     } else if (gpu.is_object() && gpu.contains("preset")) {
       // A preset with overrides: the preset's figures and calibration, changed where given.
       const std::string at = "/cluster/gpu/preset";
       if (!gpu.at("preset").is_string()) {
         throw InputError("schema.wrong_type", at, at + " must be a preset id (a string)");
       }
-      const std::string id = gpu.at("preset").get<std::string>();
-      auto it = presets.gpus.find(id);
-      if (it == presets.gpus.end()) {
-        std::string known;
-        for (const auto& kv : presets.gpus) known += (known.empty() ? "" : ", ") + kv.first;
-        throw InputError("input.unknown_preset", at,
-                         "unknown GPU preset \"" + id.substr(0, 64) + "\" (presets: " + known + ")");
-      }
-      s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu", &it->second);
+      s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu",
+                                &find_preset(presets.gpus, gpu.at("preset").get<std::string>(), at.c_str(), "GPU"));
     } else {
       s.cluster.gpu = parse_gpu(gpu, "/cluster/gpu");
     }
@@ -583,7 +766,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
                        "/cluster/nvlink_domain_gpus = " + std::to_string(c.nvlink_domain_gpus) +
                            " must be a whole number of hosts of gpus_per_node = " + std::to_string(c.gpus_per_node));
     }
-    if (auto nvlink = r.optional_number("nvlink_gbytes_per_s", 0, 1e6)) {
+    if (auto nvlink = r.optional_number("nvlink_gbytes_per_s", kMinGBps, 1e6)) {
       c.gpu.nvlink_bytes_per_s = *nvlink * units::kBytesPerSecPerGBps;
     }
     r.allow("network");
@@ -591,7 +774,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
       // The scale-out network per host: NICs × line rate, shared by the host's GPUs.
       ObjectReader n(document.at("cluster").at("network"), "/cluster/network");
       const int nics = n.optional_integer("nics_per_node", 1, 1024).value_or(sys.nics_per_node);
-      const double rate = n.optional_number("nic_gbits_per_s", 0, 1e5).value_or(sys.nic_bits_per_s / 1e9) * 1e9;
+      const double rate = n.optional_number("nic_gbits_per_s", kMinGBps, 1e5).value_or(sys.nic_bits_per_s / 1e9) * 1e9;
       if (n.has("nics_per_node") || n.has("nic_gbits_per_s")) {
         if (nics <= 0 || rate <= 0) {
           throw InputError("schema.missing_field", n.child(nics <= 0 ? "nics_per_node" : "nic_gbits_per_s"),
@@ -601,7 +784,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
         c.gpu.network_bytes_per_s = nics * rate / 8.0 / c.gpus_per_node;
       }
       c.rail_optimized = n.optional_boolean("rail_optimized").value_or(true);
-      c.oversubscription = n.optional_number("oversubscription", 1, 64, false).value_or(1.0);
+      c.oversubscription = n.optional_number("oversubscription", 1, 64).value_or(1.0);
       // Traffic between hosts shares the oversubscribed uplinks: the per-GPU figure the
       // collectives see is the NIC's share divided by the oversubscription.
       c.gpu.network_bytes_per_s /= c.oversubscription;
@@ -636,8 +819,8 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.grad_reduce_in_fp32 = r.optional_boolean("grad_reduce_in_fp32").value_or(t.grad_reduce_in_fp32);
     t.cuda_graphs = r.optional_boolean("cuda_graphs").value_or(t.cuda_graphs);
     if (auto recipe = r.optional_choice("fp8_recipe", kFp8Recipes)) t.fp8_recipe = static_cast<Fp8Recipe>(*recipe);
-    t.memory_headroom = r.optional_number("memory_headroom", 0, 0.9, false).value_or(t.memory_headroom);
-    s.training.token_budget = r.optional_number("token_budget", 0, 1e18, false).value_or(0);
+    t.memory_headroom = r.optional_number("memory_headroom", 0, 0.9).value_or(t.memory_headroom);
+    s.training.token_budget = r.optional_zero_or_number("token_budget", 1, 1e18).value_or(0);
     r.finish();
   }
 
@@ -668,9 +851,9 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
   if (root.has("report")) {
     ObjectReader r(document.at("report"), "/report");
     s.report.storage_bytes_per_s =
-        r.optional_number("storage_gbytes_per_s", 0, 1e7).value_or(0) * units::kBytesPerSecPerGBps;
-    s.report.failures_per_gpu_hour = r.optional_number("failures_per_gpu_hour", 0, 1).value_or(0);
-    s.report.restart_overhead_s = r.optional_number("restart_s", 0, 1e7, false);
+        r.optional_number("storage_gbytes_per_s", kMinStorageGBps, 1e7).value_or(0) * units::kBytesPerSecPerGBps;
+    s.report.failures_per_gpu_hour = r.optional_number("failures_per_gpu_hour", kMinFailureRate, 1).value_or(0);
+    s.report.restart_overhead_s = r.optional_number("restart_s", 0, 1e7);
     r.finish();
   }
   root.allow("name");
@@ -856,6 +1039,113 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
   }
   j["diagnostics"] = diagnostics;
   return j;
+}
+
+namespace {
+
+void numeric_leaves(const json& value, const std::string& path, std::vector<std::string>& out) {
+  if (value.is_number()) {
+    out.push_back(path);
+  } else if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      numeric_leaves(it.value(), path + "/" + pointer_token(it.key()), out);
+    }
+  }
+}
+
+}  // namespace
+
+std::string blame_input(const json& document, const json& reference,
+                        const std::function<bool(const json&)>& finite) {
+  std::vector<std::string> leaves;
+  numeric_leaves(document, "", leaves);
+  if (leaves.size() > 64) leaves.resize(64);
+  for (const std::string& leaf : leaves) {
+    const json::json_pointer pointer(leaf);
+    if (!reference.contains(pointer) || !reference.at(pointer).is_number()) continue;
+    if (reference.at(pointer) == document.at(pointer)) continue;
+    json changed = document;
+    changed[pointer] = reference.at(pointer);
+    if (finite(changed)) return leaf;
+  }
+  return "/";
+}
+
+namespace {
+
+/// `x` in nlohmann's number layout (dtoa_impl::format_buffer: fixed for decimal exponents in
+/// (-4, 15], else d.ddde±XX), with the fewest digits that read back to `x`.
+std::string shortest_number(double x) {
+  char buffer[40];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*e", precision - 1, x);
+    if (std::strtod(buffer, nullptr) == x) break;
+  }
+  const std::string text(buffer);
+  const bool negative = text[0] == '-';
+  const std::size_t e = text.find('e');
+  std::string digits;
+  for (std::size_t i = negative ? 1 : 0; i < e; ++i) {
+    if (text[i] != '.') digits += text[i];
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int k = static_cast<int>(digits.size());
+  const int n = std::atoi(text.c_str() + e + 1) + 1;  // position of the decimal point
+  std::string out = negative ? "-" : "";
+  if (k <= n && n <= 15) {
+    out += digits + std::string(n - k, '0') + ".0";
+  } else if (0 < n && n <= 15) {
+    out += digits.substr(0, n) + "." + digits.substr(n);
+  } else if (-4 < n && n <= 0) {
+    out += "0." + std::string(-n, '0') + digits;
+  } else {
+    out += digits.substr(0, 1) + (k > 1 ? "." + digits.substr(1) : "");
+    char exponent[16];
+    std::snprintf(exponent, sizeof exponent, "e%c%02d", n - 1 < 0 ? '-' : '+', std::abs(n - 1));
+    out += exponent;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string dump_document(const ordered_json& document) {
+  const std::string text = document.dump(2, ' ', false, ordered_json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\') {
+        out += text[++i];
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    const bool number_start = c == '-' || (c >= '0' && c <= '9');
+    if (!number_start) {
+      out += c;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && std::strchr("0123456789.eE+-", text[end]) != nullptr) ++end;
+    const std::string token = text.substr(i, end - i);
+    std::size_t significant = 0;
+    bool leading = true;
+    for (char d : token.substr(0, token.find_first_of("eE"))) {
+      if (d < '0' || d > '9') continue;
+      if (d != '0') leading = false;
+      if (!leading) ++significant;
+    }
+    const bool is_float = token.find_first_of(".eE") != std::string::npos;
+    out += is_float && significant > 15 ? shortest_number(std::strtod(token.c_str(), nullptr)) : token;
+    i = end - 1;
+  }
+  return out;
 }
 
 void round_numbers(ordered_json& document) {

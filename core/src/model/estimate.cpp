@@ -240,7 +240,9 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   f.params_nominal = model.nominal_params > 0;
   f.params = f.params_nominal ? model.nominal_params : total_params(model, scenario.training.seq_len);
   f.model_states_bytes = 16.0 * f.params;
-  f.min_gpus_per_replica = static_cast<int>(std::ceil(f.model_states_bytes / capacity));
+  // 64-bit and saturated: the largest accepted models need more than 2^31 GPUs (issue #14).
+  f.min_gpus_per_replica =
+      static_cast<long long>(std::min(std::ceil(f.model_states_bytes / capacity), 4e18));
   const double tp_pp = double(p.tp) * p.pp;
   f.model_states_bytes_per_gpu = f.model_states_bytes / tp_pp;
   const double interleave = p.vpp > 1 ? 1.0 + (p.pp - 1.0) / (double(p.pp) * p.vpp) : 1.0;

@@ -530,21 +530,28 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
 }
 
 std::string report_markdown(const DesignReport& r) {
-  std::string md = "# " + r.title + "\n\n";
-  if (!r.summary.empty()) md += r.summary + "\n\n";
+  // The title, summary, steps, alternatives and diagnostics are plain text that carries the
+  // scenario's names (model, GPU): escaped for Markdown and HTML (text.h escape_markdown), so
+  // a name renders as written and never as a tag, link, image or heading (issue #14). The
+  // section texts, labels and notes are pplan's own Markdown.
+  const auto text = [](const std::string& plain) { return escape_markdown(plain); };
+  std::string md = "# " + text(r.title) + "\n\n";
+  if (!r.summary.empty()) md += text(r.summary) + "\n\n";
   int n = 0;
   for (const ReportSection& s : r.sections) {
     md += "## " + std::to_string(++n) + ". " + s.title + "\n\n";
     if (!s.text.empty()) md += s.text + "\n\n";
     if (s.id == "layout") {
       for (const ExplanationStep& step : r.explanation.steps) {
-        md += std::to_string(step.number) + ". **" + step.title + "**: " + step.text + "\n";
+        md += std::to_string(step.number) + ". **" + text(step.title) + "**: " + text(step.text) + "\n";
       }
       if (!r.explanation.steps.empty()) md += "\n";
-      for (const Alternative& a : r.explanation.alternatives) md += "- " + a.label + " " + a.verdict + "\n";
+      for (const Alternative& a : r.explanation.alternatives) {
+        md += "- " + text(a.label) + " " + text(a.verdict) + "\n";
+      }
       if (!r.explanation.alternatives.empty()) md += "\n";
       for (const Diagnostic& d : r.plan.diagnostics) {
-        md += "- " + std::string(severity_name(d.severity)) + " `" + d.code + "`: " + d.message + "\n";
+        md += "- " + std::string(severity_name(d.severity)) + " `" + d.code + "`: " + text(d.message) + "\n";
       }
       if (!r.plan.diagnostics.empty()) md += "\n";
       continue;

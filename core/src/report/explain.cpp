@@ -135,10 +135,15 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   const ModelSpec& model = scenario.model;
   const ClusterSpec& cluster = scenario.cluster;
   const double capacity = cluster.gpu.marketed_memory_bytes;
-  const double params =
-      model.nominal_params > 0 ? model.nominal_params : total_params(model, scenario.training.seq_len);
-  const double states = 16.0 * params;
-  const long long min_gpus = static_cast<long long>(std::ceil(states / capacity));
+  // The method's figures (estimate.cpp method_figures) depend on the scenario only, not on
+  // the plan: take them from whichever estimate the search returned.
+  const MethodFigures method =
+      !result.plans.empty()                ? result.plans.front().method
+      : !result.nearest_infeasible.empty() ? result.nearest_infeasible.front().method
+                                           : evaluate(scenario, resolve_defaults(scenario)).method;
+  const double params = method.params;
+  const double states = method.model_states_bytes;
+  const long long min_gpus = method.min_gpus_per_replica;
   SearchOptions defaults;
   const std::string capped = capped_reason(result, defaults);
 

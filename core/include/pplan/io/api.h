@@ -3,8 +3,11 @@
 /// call it, so they answer byte for byte the same. Never throws.
 ///
 /// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"layout_view"|"landscape"|"scaling"|
-///           "presets"|"version", "scenario": {...}, "top": 10, "format": "megatron"|...,
-///           "nearest_gpus": false}
+///           "import_model"|"presets"|"version", "scenario": {...}, "top": 10,
+///           "format": "megatron"|..., "nearest_gpus": false, "timing": true,
+///           "config": {...} (import_model), "name": "..." (import_model)}
+/// The request text is parsed strictly (json_io.h parse_document): at most kMaxDocumentBytes,
+/// no NUL, no duplicate key, no control character in any string.
 /// plan with "nearest_gpus": true, when no plan fits, adds "nearest_gpus": {"below": {"gpus",
 /// "plan"} | null, "above": {"gpus", "plan"} | null, "searched", "max_searches"}: the closest GPU
 /// counts with a plan (search/landscape.h nearest_gpu_counts: multiples of gpus_per_node, the
@@ -28,6 +31,11 @@
 /// of replica 0 on it, the replica count and each group's link ("nvlink"|"network"|"none"),
 /// all from layout.h replica_view. A pinned grid that is not the cluster's GPU count gives
 /// "view": null and "problems": [{"code": "launch.world_size_mismatch", ...}].
+/// import_model -> {"model": {...pplan model object...}, "mapped_from": {...}, "notes": [...]}
+/// from a Hugging Face config.json (hf_config.h).
+/// plan and explain add "timing": {"elapsed_ms": ...}, the search's wall time, as the last
+/// top-level key: the one figure that differs between runs (goldens and tests drop it;
+/// "timing": false in the request leaves it out, so the answer is byte-identical).
 /// Response: {"ok": true, "schema_version": 1, "engine_version": "...", ...} or
 ///           {"ok": false, "error": {"code", "path", "message"}}.
 /// Error paths inside the scenario are JSON pointers relative to the scenario document
@@ -40,16 +48,19 @@ namespace pplan {
 
 /// Options of a command, beside the scenario.
 struct RequestOptions {
-  int top = 10;             ///< plan: number of plans to return
-  std::string format;       ///< launch: output format
-  bool nearest_gpus = false;  ///< plan: when nothing fits, the nearest GPU counts that admit a plan
+  int top = 10;               ///< plan: number of plans to return
+  std::string format;         ///< launch: output format
+  bool nearest_gpus = false;  ///< plan: when nothing fits, the nearest GPU counts with a plan
+  bool timing = true;         ///< plan/explain: add the top-level "timing" block
+  std::string name;           ///< import_model: the imported model's name (default: from the config)
 };
 
 /// Handles a whole request envelope (what the wasm module receives).
 std::string handle_request(std::string_view request_json) noexcept;
 
-/// Handles one command on a scenario given as text (what the CLI does with a file).
-std::string handle_command(std::string_view command, std::string_view scenario_json,
+/// Handles one command on a document given as text (what the CLI does with a file): the
+/// scenario, or for import_model the config.json.
+std::string handle_command(std::string_view command, std::string_view document_json,
                            const RequestOptions& options) noexcept;
 
 /// The engine's version (project VERSION), separate from the schema version.

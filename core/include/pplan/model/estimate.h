@@ -43,7 +43,7 @@ struct MethodFigures {
   double params = 0;             ///< Ψ: nominal size when the preset has one, else counted
   bool params_nominal = false;   ///< Ψ is the published size, not the architecture count
   double model_states_bytes = 0; ///< 16·Ψ
-  int min_gpus_per_replica = 0;  ///< ceil(16Ψ / memory), with the memory as marketed (80 GB)
+  long long min_gpus_per_replica = 0;  ///< ceil(16Ψ / memory as marketed (80 GB)); 64-bit
   double model_states_bytes_per_gpu = 0;  ///< 16Ψ/(t·p)
   double activations_bytes = 0;  ///< one layer's activations × L (× interleave factor)
   double total_bytes = 0;
