@@ -224,7 +224,10 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
       << (f.grad_fp32 ? "fp32" : "bf16") << "; CUDA graphs " << on(f.cuda_graphs)
       << "; attention " << (f.flash_attention ? "flash" : "unfused");
   if (f.fp8) out << "; FP8 " << kRecipes[static_cast<int>(f.fp8_recipe)];
-  if (f.recompute_layers > 0) out << "; " << f.recompute_layers << " layers recomputed per chunk";
+  if (f.recompute_layers > 0) {
+    out << "; " << f.recompute_layers << (f.recompute_layers == 1 ? " layer" : " layers")
+        << " recomputed per chunk";
+  }
   out << "\n";
   out << "# batch: global " << f.global_batch << " sequences = micro-batch " << p.micro_batch
       << " x dp " << p.dp << " x " << f.microbatches << " micro-batches; seq " << f.seq_len
