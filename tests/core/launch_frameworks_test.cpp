@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "../support/launch_requests.h"
+#include "pplan/launch/framework_rules.h"
+#include "pplan/specs.h"
 
 namespace {
 
@@ -57,18 +59,26 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-/// A pinned scenario: model preset (or object), GPU preset, and the parallel fields.
+/// A pinned scenario: model preset (or object), GPU preset, the parallel fields and the
+/// training framework (empty: the GPU's default, model/framework.h), whose switch defaults
+/// apply. torchtitan's FP8 is current scaling, so FP8 plans for it say so.
 json pinned(const json& model, const std::string& gpu, int gpus, int seq, int batch,
-            const std::string& precision, const json& parallel, bool overlap = false) {
-  return {{"schema_version", 1},
-          {"model", model},
-          {"cluster", {{"gpu", gpu}, {"gpus", gpus}, {"gpus_per_node", 8}}},
-          {"training",
-           {{"seq_len", seq},
-            {"global_batch", batch},
-            {"precision", precision},
-            {"overlap_grad_reduce", overlap}}},
-          {"parallel", parallel}};
+            const std::string& precision, const json& parallel,
+            const std::string& framework = "") {
+  json s = {{"schema_version", 1},
+            {"model", model},
+            {"cluster", {{"gpu", gpu}, {"gpus", gpus}, {"gpus_per_node", 8}}},
+            {"training", {{"seq_len", seq}, {"global_batch", batch}, {"precision", precision}}},
+            {"parallel", parallel}};
+  if (!framework.empty()) s["training"]["framework"] = framework;
+  if (framework == "torchtitan" && precision == "fp8") s["training"]["fp8_recipe"] = "current";
+  return s;
+}
+
+/// `scenario` priced for `framework` instead.
+json priced_for(json scenario, const std::string& framework) {
+  scenario["training"]["framework"] = framework;
+  return scenario;
 }
 
 json grid(int tp, int pp, int dp, int zero, const std::string& recompute = "full", int cp = 1,
@@ -104,17 +114,21 @@ std::string heredoc(const std::string& text, const std::string& file_name) {
 TEST(TorchtitanLaunch, PipelineDisablesCudaGraphs) {
   // torchtitan b5bcd76c torchtitan/trainer.py _validate_cuda_graphs: "CUDA graphs do not
   // support pipeline parallelism yet. Set --training.disable_cuda_graphs."
-  const json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(1, 2, 8, 3));
+  const json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(1, 2, 8, 3), "torchtitan");
   const std::string text = text_of(s, "torchtitan");
   EXPECT_TRUE(contains(text, "t.disable_cuda_graphs = True")) << text;
   // torchtitan configs.py TrainingConfig.disable_cuda_graphs: EP > 1 with the standard
   // token dispatcher synchronises with the host, so CUDA graphs refuse it too.
   const json moe =
-      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(1, 1, 64, 3, "full", 1, 8));
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(1, 1, 64, 3, "full", 1, 8), "torchtitan");
   EXPECT_TRUE(contains(text_of(moe, "torchtitan"), "t.disable_cuda_graphs = True"));
-  // Without PP or EP torchtitan's default (graphs on) stays.
-  const json plain = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3));
-  EXPECT_FALSE(contains(text_of(plain, "torchtitan"), "disable_cuda_graphs"));
+  // Without PP or EP torchtitan would capture CUDA graphs by default (trainer.py wraps
+  // forward+backward unless disable_cuda_graphs), while pplan prices the host's launches unless
+  // training.cuda_graphs: off as priced, on only when asked for.
+  json plain = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3), "torchtitan");
+  EXPECT_TRUE(contains(text_of(plain, "torchtitan"), "t.disable_cuda_graphs = True"));
+  plain["training"]["cuda_graphs"] = true;
+  EXPECT_TRUE(contains(text_of(plain, "torchtitan"), "t.disable_cuda_graphs = False"));
 }
 
 TEST(TorchtitanLaunch, RefusesTensorParallelAboveKvHeads) {
@@ -207,7 +221,7 @@ TEST(LaunchCli, RefusalPipedIntoBashFailsLoudly) {
 TEST(TorchtitanLaunch, Fp8PlansConvertTheLinearLayers) {
   // torchtitan b5bcd76c torchtitan/models/llama3/config_registry.py llama3_405b: FP8 is the
   // model_registry converter Float8LinearConverter.Config(filter_fqns=["lm_head"], ...).
-  const json s = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "fp8", grid(1, 1, 8, 3));
+  const json s = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "fp8", grid(1, 1, 8, 3), "torchtitan");
   const std::string text = text_of(s, "torchtitan");
   EXPECT_TRUE(contains(text, "Float8LinearConverter.Config(")) << text;
   EXPECT_TRUE(contains(text, "filter_fqns=[\"lm_head\"]"));
@@ -221,7 +235,7 @@ TEST(TorchtitanLaunch, Fp8PlansConvertTheLinearLayers) {
 
 TEST(TorchtitanLaunch, Bf16PlansOnThe405bConfigDropItsFloat8AndAsyncTp) {
   // llama3_405b() converts to Float8 and compiles with async TP (config_registry.py).
-  const json s = pinned("llama3-405b", "h100-sxm", 64, 8192, 64, "bf16", grid(8, 1, 8, 3));
+  const json s = pinned("llama3-405b", "h100-sxm", 64, 8192, 64, "bf16", grid(8, 1, 8, 3), "torchtitan");
   const std::string text = text_of(s, "torchtitan");
   EXPECT_TRUE(contains(text, "config.model_spec = model_registry(\"405B\", attn_backend=\"flex\")"))
       << text;
@@ -234,7 +248,7 @@ TEST(TorchtitanLaunch, DeepSeekFp8FiltersTheRouterAndConvertsGroupedExperts) {
   // Float8GroupedExpertsConverter; TOML era deepseek_v3_671b.toml: filter ["output",
   // "router.gate"], [quantize.grouped_mm.float8] fqns = ["experts"].
   const json s =
-      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "fp8", grid(1, 1, 64, 3, "full", 1, 8));
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "fp8", grid(1, 1, 64, 3, "full", 1, 8), "torchtitan");
   const std::string text = text_of(s, "torchtitan");
   EXPECT_TRUE(contains(text, "filter_fqns=[\"lm_head\", \"router.gate\"]")) << text;
   EXPECT_TRUE(contains(text, "Float8GroupedExpertsConverter.Config("));
@@ -250,14 +264,14 @@ TEST(TorchtitanLaunch, CurrentTorchtitanHasNoExpertTensorParallel) {
   // torchtitan b5bcd76c configs.py expert_parallel_degree: "EP borrows ranks from FSDP and
   // TP"; there is no expert_tensor_parallel_degree, while pplan prices expert TP = TP.
   const json s =
-      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(2, 1, 32, 3, "full", 1, 8));
+      pinned("deepseek-v3", "h100-sxm", 64, 4096, 64, "bf16", grid(2, 1, 32, 3, "full", 1, 8), "torchtitan");
   EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.no_expert_tp"));
   // TOML era: expert_tensor_parallel_degree = tp is supported (parallel_dims.py: ETP = TP or 1).
   EXPECT_TRUE(contains(text_of(s, "torchtitan-toml"), "expert_tensor_parallel_degree = 2"));
 }
 
 TEST(TorchtitanLaunch, ContextParallelExchangesKvInARing) {
-  const json s = example("launch-llama3-8b-8-b200-fsdp");  // cp 2
+  const json s = priced_for(example("launch-llama3-8b-8-b200-fsdp"), "torchtitan");  // cp 2
   // TOML era: context_parallel_rotate_method "allgather" by default; "alltoall" passes the
   // KV shards around the ring (torchtitan 238fa995 torchtitan/config/job_config.py).
   EXPECT_TRUE(
@@ -270,13 +284,13 @@ TEST(TorchtitanLaunch, RefusesWhatItWouldRunDifferently) {
   // Selective AC is torchtitan's per-op policy (recomputes every second matmul), not the
   // attention-core recompute pplan prices (torchtitan b5bcd76c activation_checkpoint.py).
   EXPECT_TRUE(refused_with(
-      pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3, "selective")),
+      pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 3, "selective"), "torchtitan"),
       "torchtitan", "torchtitan.selective_recompute"));
   // torchtitan has no ZeRO-1: FSDP2 shards gradients as well.
-  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 1)),
+  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "bf16", grid(1, 1, 8, 1), "torchtitan"),
                            "torchtitan", "torchtitan.no_zero1"));
   // A model torchtitan has no config for would train a different architecture.
-  json custom = pinned("llama3-8b", "h100-sxm", 8, 4096, 64, "bf16", grid(1, 1, 8, 3));
+  json custom = pinned("llama3-8b", "h100-sxm", 8, 4096, 64, "bf16", grid(1, 1, 8, 3), "torchtitan");
   custom["model"] = {{"name", "custom"}, {"layers", 24},          {"hidden", 2048},
                      {"heads", 16},      {"kv_heads", 8},         {"ffn_hidden", 8192},
                      {"vocab", 32000},   {"activation", "swiglu"}};
@@ -294,7 +308,7 @@ TEST(TorchtitanLaunch, UnevenVirtualStagesAreExpressedExactly) {
   // Custom models have no torchtitan config, so check the split on the TOML of a preset shape:
   // Llama 3 8B has 32 layers; pp 2, first 14 / last 18, vpp 2 -> k = 9, first_less 4, last_less 0.
   json l8 =
-      pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(8, 2, 1, 3, "full", 1, 1, 2));
+      pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(8, 2, 1, 3, "full", 1, 1, 2), "torchtitan");
   l8["parallel"]["first_stage_layers"] = 14;
   l8["parallel"]["last_stage_layers"] = 18;
   const std::string toml = text_of(l8, "torchtitan-toml");
@@ -312,17 +326,18 @@ json ds_config(const std::string& text) { return json::parse(heredoc(text, "ds_c
 TEST(DeepSpeedLaunch, FlashAttentionFlagFollowsThePricedAttention) {
   // Megatron-DeepSpeed 4efb479d megatron/arguments.py: --use-flash-attn-v2; without it the
   // core attention materialises the scores, which pplan prices only with flash_attention off.
-  const json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1));
+  // DeepSpeed's own default is off (model/framework.h [5]); a scenario may turn it on.
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1), "deepspeed");
+  EXPECT_FALSE(contains(text_of(s, "deepspeed"), "--use-flash-attn-v2"));
+  s["training"]["flash_attention"] = true;
   EXPECT_TRUE(contains(text_of(s, "deepspeed"), "--use-flash-attn-v2"));
-  json off = s;
-  off["training"]["flash_attention"] = false;
-  EXPECT_FALSE(contains(text_of(off, "deepspeed"), "--use-flash-attn-v2"));
 }
 
 TEST(DeepSpeedLaunch, PipelineEngineCannotOverlapGradientReduction) {
   // DeepSpeed edaa7221 deepspeed/runtime/engine.py _configure_zero_optimizer: "Pipeline
   // parallelism does not support overlapped communication, will be disabled."
-  const json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1), true);
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1), "deepspeed");
+  s["training"]["overlap_grad_reduce"] = true;
   EXPECT_TRUE(refused_with(s, "deepspeed", "deepspeed.pipeline_no_overlap"));
   json no_overlap = s;
   no_overlap["training"]["overlap_grad_reduce"] = false;
@@ -333,25 +348,77 @@ TEST(DeepSpeedLaunch, PipelineEngineCannotOverlapGradientReduction) {
 TEST(DeepSpeedLaunch, ZeroZeroWithPipelinePartitionsTheOptimizer) {
   // engine.py _do_optimizer_sanity_check: bf16 + pipeline + no ZeRO -> BF16_Optimizer, which
   // partitions the fp32 optimizer state over DP (ZeRO-1 memory, not the priced ZeRO-0).
-  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 0)),
+  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 0), "deepspeed"),
                            "deepspeed", "deepspeed.zero0_pipeline"));
 }
 
-TEST(DeepSpeedLaunch, GradientsAccumulateAndReduceInFp32) {
+TEST(DeepSpeedLaunch, GradientDtypeFollowsGradReduceInFp32) {
   // engine.py get_data_types: grad_accum_dtype defaults to the model dtype (bf16);
-  // communication_data_type defaults to bf16 with bf16 on. pplan prices fp32 reduction.
-  for (int zero : {1, 2}) {
-    const json config = ds_config(text_of(
-        pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero)), "deepspeed"));
+  // communication_data_type defaults to bf16 with bf16 on. DeepSpeed's framework default is
+  // bf16 gradients (model/framework.h [6]); a scenario may ask for fp32.
+  for (int zero : {1, 2, 3}) {
+    json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero), "deepspeed");
+    json config = ds_config(text_of(s, "deepspeed"));
+    EXPECT_EQ(config["data_types"]["grad_accum_dtype"], "bf16") << zero;
+    EXPECT_EQ(config["communication_data_type"], "bf16") << zero;
+    s["training"]["grad_reduce_in_fp32"] = true;
+    config = ds_config(text_of(s, "deepspeed"));
     EXPECT_EQ(config["data_types"]["grad_accum_dtype"], "fp32") << zero;
     EXPECT_EQ(config["communication_data_type"], "fp32") << zero;
   }
-  // ZeRO-0 without a pipeline: bf16 model with fp32 accumulation is "unsupported mix"
-  // (NotImplementedError), so only the reduction dtype is set.
-  const json zero0 = ds_config(text_of(
-      pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 0)), "deepspeed"));
-  EXPECT_FALSE(zero0.contains("data_types"));
-  EXPECT_EQ(zero0["communication_data_type"], "fp32");
+  // ZeRO-0 without a pipeline: a bf16 model accumulates in bf16; fp32 accumulation is an
+  // "unsupported mix" (NotImplementedError), so fp32 gradients are refused.
+  json zero0 = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 0), "deepspeed");
+  const json config = ds_config(text_of(zero0, "deepspeed"));
+  EXPECT_FALSE(config.contains("data_types"));
+  EXPECT_EQ(config["communication_data_type"], "bf16");
+  zero0["training"]["grad_reduce_in_fp32"] = true;
+  EXPECT_TRUE(refused_with(zero0, "deepspeed", "deepspeed.zero0_fp32_grads"));
+}
+
+TEST(DeepSpeedLaunch, OverlapCommFollowsThePricedOverlap) {
+  // zero/config.py: overlap_comm defaults to true only for stage 3, as DeepSpeed's pricing does
+  // (model/framework.h overlaps_grad_reduce); ZeRO-1/2 overlap only when the scenario asks.
+  const auto overlap_comm = [](const json& s) {
+    return ds_config(text_of(s, "deepspeed"))["zero_optimization"]["overlap_comm"].get<bool>();
+  };
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1), "deepspeed");
+  EXPECT_FALSE(overlap_comm(s));
+  s["parallel"]["zero"] = 3;
+  EXPECT_TRUE(overlap_comm(s));
+  s["parallel"]["zero"] = 2;
+  s["training"]["overlap_grad_reduce"] = true;
+  EXPECT_TRUE(overlap_comm(s));
+  // ZeRO-2 gathers the updated weights after the step: an overlapped gather cannot run.
+  s["training"]["overlap_param_gather"] = true;
+  EXPECT_TRUE(refused_with(s, "deepspeed", "deepspeed.no_param_gather_overlap"));
+  // Without ZeRO the all-reduce follows the backward pass (engine.py allreduce_gradients).
+  json zero0 = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 0), "deepspeed");
+  zero0["training"]["overlap_grad_reduce"] = true;
+  EXPECT_TRUE(refused_with(zero0, "deepspeed", "deepspeed.zero0_no_overlap"));
+}
+
+TEST(DeepSpeedLaunch, RunsOnlyWhatItCanAsPriced) {
+  // A plan priced for Megatron-Core (12 fused kernels per layer, NVIDIA's overlap defaults)
+  // would run with DeepSpeed's eager kernels: priced for another framework.
+  const json core = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1));
+  EXPECT_TRUE(refused_with(core, "deepspeed", "deepspeed.priced_for_another_framework"));
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1), "deepspeed");
+  json tp_overlap = s;
+  tp_overlap["training"]["tp_comm_overlap"] = true;  // no TE userbuffers in Megatron-DeepSpeed
+  EXPECT_TRUE(refused_with(tp_overlap, "deepspeed", "deepspeed.no_tp_overlap"));
+  json graphs = s;
+  graphs["training"]["cuda_graphs"] = true;  // config-json.md: enable_cuda_graph is inference
+  EXPECT_TRUE(refused_with(graphs, "deepspeed", "deepspeed.no_cuda_graphs"));
+  // Partial recompute: Megatron's block method at pp 1; the pipeline engine has none
+  // (Megatron-DeepSpeed 4efb479d gpt_model.py).
+  s["parallel"]["recompute_layers"] = 4;
+  EXPECT_TRUE(contains(text_of(s, "deepspeed"),
+                       "--recompute-granularity full --recompute-method block "
+                       "--recompute-num-layers 4"));
+  s["parallel"]["pp"] = 2;
+  s["parallel"]["dp"] = 4;
+  EXPECT_TRUE(refused_with(s, "deepspeed", "deepspeed.partial_recompute_pipeline"));
 }
 
 TEST(DeepSpeedLaunch, FullRecomputeWithPipelineUsesDeepSpeedCheckpointing) {
@@ -359,18 +426,18 @@ TEST(DeepSpeedLaunch, FullRecomputeWithPipelineUsesDeepSpeedCheckpointing) {
   // checkpoints with activation_checkpoint_interval; --deepspeed-activation-checkpointing
   // sets up deepspeed.checkpointing (megatron/initialize.py).
   const std::string text =
-      text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1)), "deepspeed");
+      text_of(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 2, 4, 1), "deepspeed"), "deepspeed");
   EXPECT_TRUE(contains(text, "--deepspeed-activation-checkpointing")) << text;
 }
 
 TEST(DeepSpeedLaunch, RefusesFp8AndItsOwnPipelineSplit) {
   // ds_config.json has no FP8 switch: the run would be bf16.
-  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1)),
+  EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1), "deepspeed"),
                            "deepspeed", "deepspeed.no_fp8"));
   // GPTModelPipe partitions with partition_method='type:transformer' (balanced layer counts):
   // 126 layers over pp 16 cannot follow pplan's 7/8/7 split with the embedding counted.
   EXPECT_TRUE(
-      refused_with(pinned("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", grid(8, 16, 2, 1)),
+      refused_with(pinned("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", grid(8, 16, 2, 1), "deepspeed"),
                    "deepspeed", "deepspeed.pipeline_split"));
 }
 
@@ -383,11 +450,15 @@ TEST(NemoLaunch, DeepSeekRecipeRunsThePricedModelAndOptimizer) {
   const std::string text = text_of(example("launch-deepseek-v3-1024-h100"), "nemo");
   EXPECT_TRUE(contains(text, "use_mtp=False")) << text;
   EXPECT_FALSE(contains(text, "DeepEPCallback"));
-  EXPECT_TRUE(contains(text, "recipe.trainer.callbacks = [run.Config(TimingCallback)]"));
+  // The callbacks are replaced: timing, plus the TP-overlap callback the plan is priced with
+  // (Megatron-Core on H100: tp_comm_overlap with SP, model/framework.h [1]).
+  EXPECT_TRUE(contains(text, "recipe.trainer.callbacks = [run.Config(TimingCallback), "
+                             "run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True"));
   EXPECT_TRUE(contains(text, "recipe.optim.config.use_precision_aware_optimizer = False"));
   EXPECT_TRUE(contains(text, "recipe.optim.config.exp_avg_dtype = torch.float32"));
   EXPECT_TRUE(contains(text, "recipe.optim.config.exp_avg_sq_dtype = torch.float32"));
-  EXPECT_TRUE(contains(text, "recipe.trainer.strategy.ddp.grad_reduce_in_fp32 = True"));
+  // NVIDIA's recipes reduce bf16 gradients (perf_recipes/_common.py grad_reduce_in_fp32 False).
+  EXPECT_TRUE(contains(text, "recipe.trainer.strategy.ddp.grad_reduce_in_fp32 = False"));
   EXPECT_TRUE(contains(text, "recipe.model.config.recompute_granularity = \"full\""));
   EXPECT_TRUE(contains(text, "recipe.model.config.recompute_modules = None"));
 }
@@ -431,9 +502,11 @@ std::string megatron_flag(const std::string& text, const std::string& flag) {
 TEST(MegatronLaunch, RotaryBaseComesFromTheModel) {
   // Megatron-LM d98e8a64 --rotary-base defaults to 10000. Llama 3: theta 500000 (Llama Team
   // 2024, Table 3); Mixtral: 1e6 (mistralai/Mixtral-8x7B-v0.1 config.json rope_theta).
-  EXPECT_EQ(
-      megatron_flag(text_of(example("llama3-405b-8k-16384-h100"), "megatron"), "--rotary-base"),
-      "500000");
+  // (The example is priced as torchtitan, Meta's stack; the inline model is the point here.)
+  EXPECT_EQ(megatron_flag(text_of(priced_for(example("llama3-405b-8k-16384-h100"), "megatron-core"),
+                                  "megatron"),
+                          "--rotary-base"),
+            "500000");
   const json mixtral =
       pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", grid(1, 4, 16, 1, "full", 1, 8));
   EXPECT_EQ(megatron_flag(text_of(mixtral, "megatron"), "--rotary-base"), "1000000");
@@ -540,26 +613,32 @@ long long bench_bytes(const std::string& text, const std::string& title, const s
   return std::stoll(m[1]);
 }
 
-TEST(NcclTestsLaunch, Fp8ParamGatherIsBenchmarkedAtOneBytePerWeight) {
-  // ZeRO-1 + FP8 on Hopper -> --fp8-param-gather (Megatron-LM d98e8a64 arguments.py): the
-  // weights are all-gathered in FP8, 1 byte each; gradients are reduce-scattered in fp32, 4
-  // bytes each, over the same parameters (Llama 3 8B over tp 8 x pp 2: ~0.5e9 per GPU, below
-  // the 8 GB cap of a benchmark).
-  const json s = pinned("llama3-8b", "h100-sxm", 32, 8192, 64, "fp8", grid(8, 2, 2, 1));
-  ASSERT_TRUE(contains(text_of(s, "megatron"), "--fp8-param-gather"));
-  const std::string text = text_of(s, "nccl-tests");
-  std::string datatype;
-  const long long gather = bench_bytes(text, "weight all-gather", "all_gather_perf", &datatype);
-  const long long scatter = bench_bytes(text, "gradient reduce-scatter", "reduce_scatter_perf");
-  EXPECT_EQ(datatype, "uint8");
-  EXPECT_NEAR(double(gather), scatter / 4.0, 16.0) << text;
-  // bf16 ZeRO-1: 2 bytes per weight.
-  json bf16 = s;
-  bf16["training"]["precision"] = "bf16";
-  const std::string bf16_text = text_of(bf16, "nccl-tests");
-  EXPECT_NEAR(double(bench_bytes(bf16_text, "weight all-gather", "all_gather_perf", &datatype)),
-              bench_bytes(bf16_text, "gradient reduce-scatter", "reduce_scatter_perf") / 2.0, 16.0);
+TEST(NcclTestsLaunch, CollectivesMoveTheBytesPplanPrices) {
+  // pplan prices FP8 plans with bf16 weights beside Transformer Engine's FP8 copies (memory.h):
+  // the weights are all-gathered in bf16, 2 bytes each, and no format asks for
+  // --fp8-param-gather. Gradients move in the priced dtype: bf16 (2 bytes) under Megatron-Core
+  // (NVIDIA's recipes: grad_reduce_in_fp32 False, model/framework.h [1]), fp32 (4) under
+  // Megatron-LM's default. Llama 3 8B over tp 8 x pp 2: ~0.5e9 parameters per GPU, below the
+  // 8 GB cap of a benchmark.
+  json s = pinned("llama3-8b", "h100-sxm", 32, 8192, 64, "fp8", grid(8, 2, 2, 1));
+  EXPECT_FALSE(contains(text_of(s, "megatron"), "--fp8-param-gather"));
+  EXPECT_TRUE(contains(text_of(s, "nemo"), "recipe.trainer.plugins.fp8_param_gather = False"));
+  std::string datatype, grad_type;
+  const auto bytes = [&](const json& scenario) {
+    const std::string text = text_of(scenario, "nccl-tests");
+    const long long gather = bench_bytes(text, "weight all-gather", "all_gather_perf", &datatype);
+    const long long scatter =
+        bench_bytes(text, "gradient reduce-scatter", "reduce_scatter_perf", &grad_type);
+    return std::make_pair(gather, scatter);
+  };
+  auto [gather, scatter] = bytes(s);
   EXPECT_EQ(datatype, "bfloat16");
+  EXPECT_EQ(grad_type, "bfloat16");
+  EXPECT_NEAR(double(gather), double(scatter), 16.0);
+  std::tie(gather, scatter) = bytes(priced_for(s, "megatron-lm"));
+  EXPECT_EQ(datatype, "bfloat16");
+  EXPECT_EQ(grad_type, "float");
+  EXPECT_NEAR(double(gather), scatter / 2.0, 16.0);
 }
 
 TEST(NcclTestsLaunch, ZeroThreeGathersOneLayerAtATime) {
@@ -567,9 +646,10 @@ TEST(NcclTestsLaunch, ZeroThreeGathersOneLayerAtATime) {
   // docs/user-guide/features/megatron_fsdp.md: weights are un-sharded per FSDP unit).
   // Llama 3 8B layer (Llama Team 2024, Table 3): attention 4096*(2*4096 + 2*8*128) =
   // 41,943,040, SwiGLU MLP 3*4096*14336 = 176,160,768, two norms 8192 -> 218,112,000 weights.
+  // The example runs Megatron-Core on B200: bf16 gradients (NVIDIA's recipes), 2 bytes each.
   const std::string text = text_of(example("launch-llama3-8b-8-b200-fsdp"), "nccl-tests");
   EXPECT_EQ(bench_bytes(text, "weight all-gather", "all_gather_perf"), 218112000LL * 2) << text;
-  EXPECT_EQ(bench_bytes(text, "gradient reduce-scatter", "reduce_scatter_perf"), 218112000LL * 4);
+  EXPECT_EQ(bench_bytes(text, "gradient reduce-scatter", "reduce_scatter_perf"), 218112000LL * 2);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -617,6 +697,290 @@ TEST(LaunchScripts, EmptyArraysExpandSafelyUnderSetU) {
       }
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Model v2 (issue 11): every format runs the training switches the engine resolved
+// (training.framework defaults, model/framework.h, plus the scenario's overrides).
+
+/// Llama 3 8B on 16 H100s, TP 2 with SP, ZeRO-1: the workhorse of these tests.
+json llama8b(const std::string& framework = "", int zero = 1) {
+  return pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero, "selective"),
+                framework);
+}
+
+/// True when the Megatron flag array of `text` holds `flag` as a whole word.
+bool has_flag(const std::string& text, const std::string& flag) {
+  return std::regex_search(text, std::regex("\\n    " + flag + "( |\\n)"));
+}
+
+TEST(SwitchesLaunch, MegatronOverlapFlagsFollowTheResolvedSwitches) {
+  // Megatron-Core (NVIDIA's recipes, framework.h [1]): gradient reduction and weight gather
+  // overlapped; TP overlap with SP; bf16 gradients. Megatron-LM's pretrain_gpt.py defaults ([2],
+  // [3]): none of the overlaps, fp32 main gradients.
+  const std::string core = text_of(llama8b(), "megatron");
+  EXPECT_TRUE(has_flag(core, "--overlap-grad-reduce")) << core;
+  EXPECT_TRUE(has_flag(core, "--overlap-param-gather"));
+  EXPECT_TRUE(has_flag(core, "--use-distributed-optimizer"));  // --overlap-param-gather needs it
+  EXPECT_TRUE(has_flag(core, "--tp-comm-overlap"));
+  EXPECT_TRUE(has_flag(core, "--sequence-parallel"));  // --tp-comm-overlap needs it
+  EXPECT_TRUE(has_flag(core, "--grad-reduce-in-bf16"));
+  EXPECT_FALSE(has_flag(core, "--accumulate-allreduce-grads-in-fp32"));
+  const std::string lm = text_of(llama8b("megatron-lm"), "megatron");
+  EXPECT_FALSE(has_flag(lm, "--overlap-grad-reduce")) << lm;
+  EXPECT_FALSE(has_flag(lm, "--overlap-param-gather"));
+  EXPECT_FALSE(has_flag(lm, "--tp-comm-overlap"));
+  EXPECT_TRUE(has_flag(lm, "--accumulate-allreduce-grads-in-fp32"));
+  EXPECT_FALSE(has_flag(lm, "--grad-reduce-in-bf16"));
+  // Without SP there is no TP overlap to run (compute.cpp prices it only with SP).
+  json no_sp = llama8b();
+  no_sp["parallel"]["sequence_parallel"] = false;
+  EXPECT_FALSE(has_flag(text_of(no_sp, "megatron"), "--tp-comm-overlap"));
+  // ZeRO-0: no weight gather, so no --overlap-param-gather (it needs the distributed optimizer).
+  const std::string zero0 = text_of(llama8b("", 0), "megatron");
+  EXPECT_TRUE(has_flag(zero0, "--overlap-grad-reduce"));
+  EXPECT_FALSE(has_flag(zero0, "--overlap-param-gather"));
+  // Megatron asserts --overlap-param-gather needs --overlap-grad-reduce (validate_args).
+  json gather_only = llama8b();
+  gather_only["training"]["overlap_grad_reduce"] = false;
+  EXPECT_TRUE(refused_with(gather_only, "megatron", "megatron.param_gather_needs_grad_reduce"));
+  EXPECT_TRUE(refused_with(gather_only, "nemo", "megatron.param_gather_needs_grad_reduce"));
+}
+
+TEST(SwitchesLaunch, MegatronFp8RecipeIsThePricedOne) {
+  // Megatron-LM d98e8a64 --fp8-recipe choices (megatron-flags.tsv): tensorwise, delayed, mxfp8,
+  // blockwise; pplan's "current" is Megatron's "tensorwise" (fp8_utils.py
+  // Float8CurrentScaling). B200 used to get mxfp8 whatever the scenario priced.
+  const std::vector<std::pair<std::string, std::string>> recipes = {
+      {"delayed", "delayed"}, {"current", "tensorwise"}, {"blockwise", "blockwise"},
+      {"mxfp8", "mxfp8"}};
+  for (const auto& [priced, megatron] : recipes) {
+    json s = pinned("llama3-8b", "b200", 16, 8192, 64, "fp8", grid(2, 1, 8, 1, "selective"));
+    s["training"]["fp8_recipe"] = priced;
+    const std::string text = text_of(s, "megatron");
+    EXPECT_EQ(megatron_flag(text, "--fp8-recipe"), megatron) << priced;
+    EXPECT_FALSE(has_flag(text, "--fp8-param-gather")) << priced;  // bf16 weights, as priced
+  }
+  json b200 = pinned("llama3-8b", "b200", 16, 8192, 64, "fp8", grid(2, 1, 8, 1, "selective"));
+  EXPECT_EQ(megatron_flag(text_of(b200, "megatron"), "--fp8-recipe"), "delayed");
+  // MXFP8 needs Blackwell's tensor cores (Transformer Engine docs, MXFP8).
+  json hopper = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1));
+  hopper["training"]["fp8_recipe"] = "mxfp8";
+  EXPECT_TRUE(refused_with(hopper, "megatron", "megatron.fp8_recipe_hardware"));
+  // NeMo's plugin for each recipe (recipes/precision/mixed_precision.py).
+  b200["training"]["fp8_recipe"] = "current";
+  const std::string nemo = text_of(b200, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.trainer.plugins = bf16_with_fp8_current_scaling_mixed()"))
+      << nemo;
+  EXPECT_TRUE(contains(nemo, "recipe.trainer.plugins.first_last_layers_bf16 = False"));
+  b200["training"]["fp8_recipe"] = "blockwise";
+  EXPECT_TRUE(contains(text_of(b200, "nemo"),
+                       "recipe.trainer.plugins = bf16_with_fp8_subchannel_scaling_mixed()"));
+}
+
+TEST(SwitchesLaunch, CudaGraphsRunWherePerLayerGraphsCan) {
+  // Megatron-LM d98e8a64: --cuda-graph-impl local (per-layer graphs, the successor of
+  // --enable-cuda-graph) with --te-rng-tracker; expandable segments off (NeMo PerfEnvPlugin).
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1, "selective"));
+  EXPECT_FALSE(has_flag(text_of(s, "megatron"), "--cuda-graph-impl"));
+  s["training"]["cuda_graphs"] = true;
+  const std::string text = text_of(s, "megatron");
+  EXPECT_EQ(megatron_flag(text, "--cuda-graph-impl"), "local") << text;
+  EXPECT_TRUE(has_flag(text, "--te-rng-tracker"));
+  EXPECT_FALSE(contains(text, "expandable_segments"));
+  const std::string nemo = text_of(s, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.model.config.enable_cuda_graph = True")) << nemo;
+  EXPECT_TRUE(contains(nemo, "recipe.trainer.strategy.use_te_rng_tracker = True"));
+  // transformer_config.py: per-layer graphs reject full recompute and dropless MoE experts;
+  // NeMo's helpers.py: not with FSDP.
+  json full = s;
+  full["parallel"]["recompute"] = "full";
+  EXPECT_TRUE(refused_with(full, "megatron", "megatron.cuda_graphs_full_recompute"));
+  json fsdp = s;
+  fsdp["parallel"]["zero"] = 3;
+  EXPECT_TRUE(refused_with(fsdp, "nemo", "megatron.cuda_graphs_fsdp"));
+  json moe = pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16",
+                    grid(1, 4, 16, 1, "selective", 1, 8));
+  moe["training"]["cuda_graphs"] = true;
+  EXPECT_TRUE(refused_with(moe, "megatron", "megatron.cuda_graphs_moe"));
+}
+
+TEST(SwitchesLaunch, PartialRecomputeIsMegatronsBlockMethod) {
+  // ParallelConfig::recompute_layers N (specs.h): Megatron --recompute-method block
+  // --recompute-num-layers N (megatron/core/recompute.py); 0 = uniform, 1 (every layer).
+  json s = pinned("llama3-70b", "h100-sxm", 64, 8192, 128, "bf16", grid(8, 4, 2, 1));
+  const std::string uniform = text_of(s, "megatron");
+  EXPECT_EQ(megatron_flag(uniform, "--recompute-method"), "uniform");
+  EXPECT_EQ(megatron_flag(uniform, "--recompute-num-layers"), "1");
+  s["parallel"]["recompute_layers"] = 5;
+  const std::string block = text_of(s, "megatron");
+  EXPECT_EQ(megatron_flag(block, "--recompute-granularity"), "full");
+  EXPECT_EQ(megatron_flag(block, "--recompute-method"), "block") << block;
+  EXPECT_EQ(megatron_flag(block, "--recompute-num-layers"), "5");
+  const std::string nemo = text_of(s, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.model.config.recompute_method = \"block\"")) << nemo;
+  EXPECT_TRUE(contains(nemo, "recipe.model.config.recompute_num_layers = 5"));
+  // torchtitan recomputes every layer (FullAC) or every k-th: it cannot run this.
+  EXPECT_TRUE(refused_with(priced_for(s, "torchtitan"), "torchtitan",
+                           "torchtitan.partial_recompute"));
+}
+
+TEST(SwitchesLaunch, NemoFollowsTheResolvedSwitches) {
+  // NeMo: ddp.grad_reduce_in_fp32 and the plugin's, the DP overlaps, and TP overlap through
+  // MegatronCommOverlapCallback (NeMo 8cfedd72 megatron_comm_overlap.py initialises TE's
+  // userbuffers) with its DP overlap pinned to the priced values.
+  const std::string core = text_of(llama8b(), "nemo");
+  EXPECT_TRUE(contains(core, "recipe.trainer.strategy.ddp.grad_reduce_in_fp32 = False")) << core;
+  EXPECT_TRUE(contains(core, "recipe.trainer.plugins.grad_reduce_in_fp32 = False"));
+  EXPECT_TRUE(contains(core, "recipe.trainer.strategy.ddp.overlap_grad_reduce = True"));
+  EXPECT_TRUE(contains(core, "recipe.trainer.strategy.ddp.overlap_param_gather = True"));
+  EXPECT_TRUE(contains(core, "run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True, "
+                             "overlap_grad_reduce=True, overlap_param_gather=True)"));
+  const std::string lm = text_of(llama8b("megatron-lm"), "nemo");
+  EXPECT_TRUE(contains(lm, "recipe.trainer.strategy.ddp.grad_reduce_in_fp32 = True")) << lm;
+  EXPECT_TRUE(contains(lm, "recipe.trainer.plugins.grad_reduce_in_fp32 = True"));
+  EXPECT_TRUE(contains(lm, "recipe.trainer.strategy.ddp.overlap_grad_reduce = False"));
+  EXPECT_TRUE(contains(lm, "recipe.trainer.strategy.ddp.overlap_param_gather = False"));
+  EXPECT_FALSE(contains(lm, "MegatronCommOverlapCallback"));
+}
+
+TEST(SwitchesLaunch, TorchtitanRunsOnlyItsOwnSwitches) {
+  // A plan priced for Megatron-Core (fused kernels, bf16 gradients) is not torchtitan's.
+  EXPECT_TRUE(refused_with(llama8b("", 3), "torchtitan", "torchtitan.priced_for_another_framework"));
+  // mixed_precision_reduce is Literal["float32"] (b5bcd76c and 238fa995 configs).
+  json bf16_grads = llama8b("torchtitan", 3);
+  bf16_grads["training"]["grad_reduce_in_fp32"] = false;
+  EXPECT_TRUE(refused_with(bf16_grads, "torchtitan", "torchtitan.reduce_dtype"));
+  EXPECT_TRUE(refused_with(bf16_grads, "torchtitan-toml", "torchtitan.reduce_dtype"));
+  // FSDP2 always overlaps; a plan priced with exposed DP communication is not what runs.
+  json exposed = llama8b("torchtitan", 3);
+  exposed["training"]["overlap_grad_reduce"] = false;
+  exposed["training"]["overlap_param_gather"] = false;
+  EXPECT_TRUE(refused_with(exposed, "torchtitan", "torchtitan.overlap_always"));
+  // Async TP only when priced (framework default off, [7]); it needs the model compiled.
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 3), "torchtitan");
+  std::string text = text_of(s, "torchtitan");
+  EXPECT_TRUE(contains(text, "config.compile.enable_async_tensor_parallel = False")) << text;
+  EXPECT_TRUE(contains(text, "t.mixed_precision_reduce = \"float32\""));
+  EXPECT_TRUE(contains(text_of(s, "torchtitan-toml"), "enable_async_tensor_parallel = false"));
+  s["training"]["tp_comm_overlap"] = true;
+  text = text_of(s, "torchtitan");
+  EXPECT_TRUE(contains(text, "config.compile.enable_async_tensor_parallel = True")) << text;
+  EXPECT_TRUE(contains(text, "config.compile.enable = True"));
+  const std::string toml = text_of(s, "torchtitan-toml");
+  EXPECT_TRUE(contains(toml, "enable_async_tensor_parallel = true")) << toml;
+  EXPECT_TRUE(contains(toml, "[compile]\nenable = true"));
+  // FP8: torchtitan scales from the tensor itself (rowwise / tensorwise): "current" only.
+  json fp8 = pinned("llama3-8b", "h100-sxm", 8, 8192, 64, "fp8", grid(1, 1, 8, 3), "torchtitan");
+  fp8["training"]["fp8_recipe"] = "delayed";
+  EXPECT_TRUE(refused_with(fp8, "torchtitan", "torchtitan.fp8_recipe"));
+  // CUDA graphs: not in the TOML era, not with PP in the current one.
+  json graphs = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(1, 2, 8, 3),
+                       "torchtitan");
+  graphs["training"]["cuda_graphs"] = true;
+  EXPECT_TRUE(refused_with(graphs, "torchtitan", "torchtitan.cuda_graphs_pipeline"));
+  EXPECT_TRUE(refused_with(graphs, "torchtitan-toml", "torchtitan.no_cuda_graphs"));
+}
+
+TEST(SwitchesLaunch, SearchMapsEachFrameworkToItsLaunchRules) {
+  // megatron-core's defaults are NVIDIA's NeMo / Megatron-Bridge recipes (framework.h [1]).
+  EXPECT_EQ(pplan::launch_framework_of(pplan::Framework::kMegatronCore),
+            pplan::LaunchFramework::kNemo);
+  EXPECT_EQ(pplan::launch_framework_of(pplan::Framework::kMegatronLm),
+            pplan::LaunchFramework::kMegatron);
+  EXPECT_EQ(pplan::launch_framework_of(pplan::Framework::kDeepSpeed),
+            pplan::LaunchFramework::kDeepSpeed);
+  EXPECT_EQ(pplan::launch_framework_of(pplan::Framework::kTorchtitan),
+            pplan::LaunchFramework::kTorchtitan);
+}
+
+// ---------------------------------------------------------------------------------------
+// Rack-scale NVLink (issue 15): hosts apart from NVLink domains.
+
+/// Llama 3 70B on `gpus` GB200s (4-GPU trays in 72-GPU NVL72 domains, the preset's system).
+json gb200(int gpus, const json& parallel) {
+  return {{"schema_version", 1},
+          {"model", "llama3-70b"},
+          {"cluster", {{"gpu", "gb200"}, {"gpus", gpus}}},
+          {"training", {{"seq_len", 8192}, {"global_batch", 144}, {"precision", "bf16"}}},
+          {"parallel", parallel}};
+}
+
+TEST(TopologyLaunch, Gb200JobOf144GpusIs36NodesOf4In2Domains) {
+  // 144 GPUs / 4 per tray = 36 nodes; / 72 per NVL72 domain = 2 domains of 18 trays.
+  const json s = gb200(144, grid(8, 2, 9, 1));
+  const json layout = launch(s, "layout")["layout"];
+  EXPECT_EQ(layout["nodes"], 36);
+  EXPECT_EQ(layout["gpus_per_node"], 4);
+  EXPECT_EQ(layout["nvlink_domain_gpus"], 72);
+  EXPECT_EQ(layout["nvlink_domains"], 2);
+  const json& ranks = layout["ranks"];
+  ASSERT_EQ(ranks.size(), 144u);
+  EXPECT_EQ(ranks[71]["node"], 17);
+  EXPECT_EQ(ranks[71]["nvlink_domain"], 0);
+  EXPECT_EQ(ranks[72]["node"], 18);
+  EXPECT_EQ(ranks[72]["local_gpu"], 0);
+  EXPECT_EQ(ranks[72]["nvlink_domain"], 1);
+  // TP 8 spans two trays of one domain: NVLink (multi-node NVLink), not the network. PP's
+  // stride is tp*dp = 72: its two stages sit in different domains.
+  EXPECT_EQ(layout["placement"]["tp"]["nodes"], 2);
+  EXPECT_EQ(layout["placement"]["tp"]["link"], "nvlink");
+  EXPECT_EQ(layout["placement"]["pp"]["link"], "network");
+  for (const json& link : layout["group_links"]["tp"]) EXPECT_EQ(link, "nvlink");
+  for (const json& link : layout["group_links"]["pp"]) EXPECT_EQ(link, "network");
+  // SLURM: 36 nodes of 4 GPUs, segments of 18 nodes (one domain each), torchrun per tray.
+  const std::string slurm = text_of(s, "slurm");
+  EXPECT_TRUE(contains(slurm, "\n#SBATCH --nodes=36\n")) << slurm;
+  EXPECT_TRUE(contains(slurm, "\n#SBATCH --gpus-per-node=4\n"));
+  EXPECT_TRUE(contains(slurm, "\n#SBATCH --segment=18\n"));
+  EXPECT_TRUE(contains(slurm, "torchrun --nnodes 36 --nproc_per_node 4 "));
+  EXPECT_TRUE(contains(slurm, "in 2 NVLink domains of 72"));
+  EXPECT_TRUE(contains(text_of(s, "megatron"), "--nproc_per_node 4\n"));
+  // NeMo-Run's SlurmExecutor writes #SBATCH --segment from `segment` (0c491271 slurm.py).
+  EXPECT_TRUE(contains(text_of(s, "nemo"), "segment=18,"));
+}
+
+TEST(TopologyLaunch, MultiNodeNvlinkNeedsItsNcclVariables) {
+  // NCCL 5067397c: MNNVL (NCCL_MNNVL_ENABLE, default auto) needs cuMem (NCCL_CUMEM_ENABLE) and
+  // IMEX fabric handles (src/mnnvl.cc); NVLS (NCCL_NVLS_ENABLE) reduces in the NVLink switches.
+  const std::string rack = text_of(gb200(144, grid(8, 2, 9, 1)), "env");
+  EXPECT_TRUE(contains(rack, "\nexport NCCL_MNNVL_ENABLE=1  # ")) << rack;
+  EXPECT_TRUE(contains(rack, "\nexport NCCL_CUMEM_ENABLE=1  # "));
+  EXPECT_TRUE(contains(rack, "NCCL_NVLS_ENABLE"));
+  EXPECT_TRUE(contains(rack, "/dev/nvidia-caps-imex-channels"));
+  EXPECT_TRUE(contains(rack, "=mlx5_0,mlx5_1,mlx5_2,mlx5_3\""));  // one NIC per GPU of a tray
+  // DGX H100: one host is one domain, no MNNVL.
+  const std::string dgx = text_of(example("launch-llama3-70b-64-h100-fp8"), "env");
+  EXPECT_FALSE(contains(dgx, "NCCL_MNNVL_ENABLE"));
+  EXPECT_FALSE(contains(dgx, "imex"));
+  // One GB200 tray alone has no multi-node NVLink either.
+  EXPECT_FALSE(contains(text_of(gb200(4, grid(4, 1, 1, 1)), "env"), "NCCL_MNNVL_ENABLE"));
+}
+
+TEST(TopologyLaunch, NcclTestsMeasureAnEpAllToAllInsideTheDomainOnNvlink) {
+  // DeepSeek-V3 on 1,152 GPUs (16 NVL72 racks), EP 64 at stride tp = 1: the benchmarked EP
+  // group (ranks 0-63) is 16 trays of one domain, an NVLink measurement; on DGX H100 the same
+  // group is 8 nodes over the network.
+  json s = {{"schema_version", 1},
+            {"model", "deepseek-v3"},
+            {"cluster", {{"gpu", "gb200"}, {"gpus", 1152}}},
+            {"training", {{"seq_len", 4096}, {"global_batch", 4608}, {"precision", "bf16"}}},
+            {"parallel", grid(1, 2, 576, 1, "full", 1, 64)}};
+  const std::string rack = text_of(s, "nccl-tests");
+  const std::size_t ep = rack.find("# EP: all-to-all");
+  ASSERT_NE(ep, std::string::npos) << rack;
+  const std::string ep_rack = rack.substr(ep, rack.find("\n\n", ep) - ep);
+  EXPECT_TRUE(contains(ep_rack, "priced on NVLink (one NVLink domain of 72 GPUs, across 16 nodes"))
+      << ep_rack;
+  EXPECT_TRUE(contains(ep_rack, "srun -N 16 -n 64 --ntasks-per-node=4 "));
+  EXPECT_TRUE(contains(rack, "salloc -N 288 --segment=18"));
+  s["cluster"] = {{"gpu", "h100-sxm"}, {"gpus", 1152}};
+  const std::string dgx = text_of(s, "nccl-tests");
+  const std::size_t ep_at = dgx.find("# EP: all-to-all");
+  ASSERT_NE(ep_at, std::string::npos);
+  const std::string ep_dgx = dgx.substr(ep_at, dgx.find("\n\n", ep_at) - ep_at);
+  EXPECT_TRUE(contains(ep_dgx, "priced on the network (8 nodes, 8 rank(s) per node)")) << ep_dgx;
+  EXPECT_TRUE(contains(ep_dgx, "srun -N 8 -n 64 --ntasks-per-node=8 "));
 }
 
 }  // namespace

@@ -408,6 +408,20 @@ long long find_int(const std::string& text, const std::string& pattern) {
 }
 
 /// World, nodes and batch read back from every format must agree with the scenario.
+/// `scenario` as `format`'s own framework prices it: torchtitan and DeepSpeed refuse a plan
+/// priced for Megatron (launch.*.priced_for_another_framework), so the random plans are priced
+/// again for them with that framework's default switches.
+json priced_for_format(json scenario, const std::string& format) {
+  const char* framework = format.rfind("torchtitan", 0) == 0 ? "torchtitan"
+                          : format == "deepspeed"            ? "deepspeed"
+                                                             : nullptr;
+  if (framework == nullptr) return scenario;
+  scenario["training"]["framework"] = framework;
+  scenario["training"].erase("overlap_grad_reduce");
+  scenario["training"].erase("overlap_param_gather");
+  return scenario;
+}
+
 void expect_formats_agree(const json& scenario, const Expected& x, long long tp, long long pp,
                           long long cp, long long mbs) {
   const long long nodes = x.gpus > x.gpus_per_node ? x.gpus / x.gpus_per_node : 1;
@@ -425,7 +439,7 @@ void expect_formats_agree(const json& scenario, const Expected& x, long long tp,
   EXPECT_EQ(parse_against_table(megatron_arguments(slurm), "slurm"),
             parse_against_table(megatron_arguments(megatron), "megatron"));
 
-  const json titan_response = launch(scenario, "torchtitan");
+  const json titan_response = launch(priced_for_format(scenario, "torchtitan"), "torchtitan");
   if (!titan_response.contains("problems")) {
     const std::string titan = titan_response["text"];
     EXPECT_EQ(find_int(titan, R"(--nnodes (\d+))"), nodes);
@@ -442,7 +456,7 @@ void expect_formats_agree(const json& scenario, const Expected& x, long long tp,
       EXPECT_EQ(find_int(titan, R"(num_pp_microbatches = (\d+))") * mbs * rep * shard,
                 x.global_batch);
   }
-  const json toml_response = launch(scenario, "torchtitan-toml");
+  const json toml_response = launch(priced_for_format(scenario, "torchtitan-toml"), "torchtitan-toml");
   if (!toml_response.contains("problems")) {
     const std::string toml = toml_response["text"];
     const long long trep = find_int(toml, R"(data_parallel_replicate_degree = (\d+))");
@@ -463,7 +477,7 @@ void expect_formats_agree(const json& scenario, const Expected& x, long long tp,
     EXPECT_EQ(find_int(toml, R"(--nnodes (\d+))"), nodes);
   }
 
-  const json ds_response = launch(scenario, "deepspeed");
+  const json ds_response = launch(priced_for_format(scenario, "deepspeed"), "deepspeed");
   if (!ds_response.contains("problems")) {
     const std::string ds = ds_response["text"];
     const std::string marker = "<<'PPLAN_EOF'\n";
@@ -519,7 +533,7 @@ void expect_bash_formats_run_the_plan(const json& scenario, const Expected& x, l
   for (const std::string format :
        {"megatron", "slurm", "env", "torchtitan", "deepspeed", "nccl-tests"}) {
     SCOPED_TRACE(format);
-    const json r = launch(scenario, format);
+    const json r = launch(priced_for_format(scenario, format), format);
     if (r.contains("problems")) continue;
     const pplan::testing::StubRun run = pplan::testing::run_under_stubs(r["text"], root);
     ++*runs;
@@ -709,6 +723,7 @@ TEST(MegatronLaunch, UnevenStagesWithVirtualStagesUseStagesPerRank) {
   // A custom model has no torchtitan config: refused there (how torchtitan expresses uneven
   // virtual stages for a preset: launch_frameworks_test.cpp
   // UnevenVirtualStagesAreExpressedExactly).
+  s["training"]["framework"] = "torchtitan";  // priced as torchtitan runs it
   const json t = launch(s, "torchtitan");
   ASSERT_TRUE(t.contains("problems"));
   EXPECT_EQ(t["problems"][0]["code"], "torchtitan.no_model");
@@ -823,7 +838,8 @@ TEST(DeepSpeedLaunch, UsesOnlyMegatronDeepSpeedFlags) {
   piped["parallel"]["pp"] = 2;
   piped["parallel"]["dp"] = 2;
   int checked = 0;
-  for (const json& s : {gpt3, llama, piped}) {
+  for (json s : {gpt3, llama, piped}) {
+    s["training"]["framework"] = "deepspeed";  // priced as Megatron-DeepSpeed runs it
     const json r = launch(s, "deepspeed");
     ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
     const std::string text = r["text"];
@@ -939,10 +955,15 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
     const int seq = pick({2048, 4096, 8192});
     const int world = tp * pp * cp * dp;
     s["cluster"] = {{"gpu", gpu}, {"gpus", world}, {"gpus_per_node", 8}};
+    // Either Megatron stack; DP overlap on or off as a whole (Megatron allows the weight gather
+    // overlap only with the gradient one: megatron.param_gather_needs_grad_reduce).
+    const bool overlap = pick({0, 1, 1}) == 1;
     s["training"] = {{"seq_len", seq},
                      {"global_batch", global_batch},
                      {"precision", pick({0, 0, 1}) ? "fp8" : "bf16"},
-                     {"overlap_grad_reduce", pick({0, 1, 1}) == 1}};
+                     {"framework", pick({0, 1}) ? "megatron-core" : "megatron-lm"},
+                     {"overlap_grad_reduce", overlap},
+                     {"overlap_param_gather", overlap}};
     s["parallel"] = {
         {"tp", tp},
         {"pp", pp},
@@ -1056,17 +1077,18 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
   const std::vector<std::string> examples = {"gpt3-175b-1024-a100", "launch-llama3-70b-64-h100-fp8",
                                              "launch-deepseek-v3-1024-h100",
                                              "launch-llama3-8b-8-b200-fsdp"};
-  // Plans the other frameworks launch as priced (torchtitan and DeepSpeed refuse the examples
-  // above: ZeRO-1, selective recompute, CP, expert TP, FP8 in DeepSpeed): Llama 3 70B, TP 8 x
-  // interleaved PP 4 x FSDP 2; DeepSeek-V3 with EP 8 and FSDP, FP8; Llama 3 8B, TP 2 x PP 2,
-  // ZeRO-1.
+  // Plans the other frameworks launch as priced for them (training.framework; torchtitan and
+  // DeepSpeed refuse the examples above, priced for Megatron): Llama 3 70B, TP 8 x interleaved
+  // PP 4 x FSDP 2 and DeepSeek-V3 with EP 8 and FSDP, FP8, in torchtitan; Llama 3 8B, TP 2 x
+  // PP 2, ZeRO-1, in DeepSpeed. The Megatron formats refuse these three.
   std::map<std::string, json> scenarios;
   for (const std::string& name : examples) scenarios[name] = example(name);
   scenarios["inline-llama3-70b-64-h100-tp8-pp4-fsdp"] = {
       {"schema_version", 1},
       {"model", "llama3-70b"},
       {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 64}, {"gpus_per_node", 8}}},
-      {"training", {{"seq_len", 8192}, {"global_batch", 128}, {"precision", "bf16"}}},
+      {"training",
+       {{"seq_len", 8192}, {"global_batch", 128}, {"precision", "bf16"}, {"framework", "torchtitan"}}},
       {"parallel",
        {{"tp", 8},
         {"pp", 4},
@@ -1082,7 +1104,8 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
       {"schema_version", 1},
       {"model", "llama3-8b"},
       {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 16}, {"gpus_per_node", 8}}},
-      {"training", {{"seq_len", 8192}, {"global_batch", 64}, {"precision", "bf16"}}},
+      {"training",
+       {{"seq_len", 8192}, {"global_batch", 64}, {"precision", "bf16"}, {"framework", "deepspeed"}}},
       {"parallel",
        {{"tp", 2},
         {"pp", 2},
@@ -1096,7 +1119,12 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
       {"schema_version", 1},
       {"model", "deepseek-v3"},
       {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 256}, {"gpus_per_node", 8}}},
-      {"training", {{"seq_len", 4096}, {"global_batch", 512}, {"precision", "fp8"}}},
+      {"training",
+       {{"seq_len", 4096},
+        {"global_batch", 512},
+        {"precision", "fp8"},
+        {"framework", "torchtitan"},
+        {"fp8_recipe", "current"}}},
       {"parallel",
        {{"tp", 1},
         {"pp", 1},

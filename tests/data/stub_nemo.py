@@ -244,7 +244,12 @@ CosineAnnealingScheduler = Target("CosineAnnealingScheduler", dict(warmup_steps=
 TimingCallback = Target("TimingCallback", {})
 DeepEPCallback = Target("DeepEPCallback", {})
 GarbageCollectionCallback = Target("GarbageCollectionCallback", dict(gc_interval_train=0, gc_interval_val=0))
-MegatronCommOverlapCallback = Target("MegatronCommOverlapCallback", dict(tp_comm_overlap=None))
+# nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py MegatronCommOverlapCallback.__init__
+MegatronCommOverlapCallback = Target("MegatronCommOverlapCallback", dict(
+    tp_comm_overlap=None, tp_comm_overlap_cfg=None, tp_comm_bootstrap_backend=None, overlap_p2p_comm=None,
+    batch_p2p_comm=None, overlap_grad_reduce=None, overlap_param_gather=None,
+    overlap_param_gather_with_optimizer_step=None, align_param_gather=None, bucket_size=None,
+    defer_embedding_wgrad_compute=None, wgrad_deferral_limit=None))
 pretrain = Target("pretrain", dict(model=None, data=None, trainer=None, log=None, resume=None, optim=None))
 
 
@@ -264,6 +269,19 @@ def bf16_with_mxfp8_mixed():
     cfg = bf16_mixed()
     cfg.fp8, cfg.fp8_recipe, cfg.fp8_param_gather = "hybrid", "mxfp8", True
     cfg.reuse_grad_buf_for_mxfp8_param_ag = True
+    return cfg
+
+
+def bf16_with_fp8_current_scaling_mixed():
+    cfg = bf16_mixed()
+    cfg.fp8, cfg.fp8_recipe, cfg.first_last_layers_bf16 = "hybrid", "tensorwise", True
+    cfg.num_layers_at_start_in_bf16, cfg.num_layers_at_end_in_bf16, cfg.fp8_param_gather = 1, 1, True
+    return cfg
+
+
+def bf16_with_fp8_subchannel_scaling_mixed():
+    cfg = bf16_mixed()
+    cfg.fp8, cfg.fp8_recipe, cfg.fp8_param_gather = "hybrid", "blockwise", False
     return cfg
 
 
@@ -427,6 +445,12 @@ def install():
     module("nemo.collections.llm.recipes")
     module("nemo.collections.llm.recipes.precision")
     module("nemo.collections.llm.recipes.precision.mixed_precision", bf16_mixed=bf16_mixed,
-           bf16_with_fp8_mixed=bf16_with_fp8_mixed, bf16_with_mxfp8_mixed=bf16_with_mxfp8_mixed)
+           bf16_with_fp8_mixed=bf16_with_fp8_mixed, bf16_with_mxfp8_mixed=bf16_with_mxfp8_mixed,
+           bf16_with_fp8_current_scaling_mixed=bf16_with_fp8_current_scaling_mixed,
+           bf16_with_fp8_subchannel_scaling_mixed=bf16_with_fp8_subchannel_scaling_mixed)
+    for name in ("nemo.lightning", "nemo.lightning.pytorch", "nemo.lightning.pytorch.callbacks"):
+        module(name)
+    module("nemo.lightning.pytorch.callbacks.megatron_comm_overlap",
+           MegatronCommOverlapCallback=MegatronCommOverlapCallback)
     module("nemo.utils")
     module("nemo.utils.exp_manager", TimingCallback=TimingCallback)

@@ -47,7 +47,8 @@ def scenario(model, gpu, gpus, seq, batch, precision, tp, pp, dp, zero, recomput
                 "sequence_parallel": tp > 1, "recompute": recompute, "zero": zero}
     if first:
         parallel["first_stage_layers"], parallel["last_stage_layers"] = first, last
-    training = {"seq_len": seq, "global_batch": batch, "precision": precision, "overlap_grad_reduce": overlap}
+    training = {"seq_len": seq, "global_batch": batch, "precision": precision, "overlap_grad_reduce": overlap,
+                "overlap_param_gather": overlap}
     if budget:
         training["token_budget"] = budget
     return {"schema_version": 1, "model": model, "cluster": {"gpu": gpu, "gpus": gpus, "gpus_per_node": 8},
@@ -121,6 +122,8 @@ def resolved(s):
 
 
 def check(name, s):
+    if s["training"].get("framework", "megatron-core") not in ("megatron-core", "megatron-lm"):
+        s = dict(s, training=dict(s["training"], framework="megatron-core"))  # NeMo runs Megatron-Core
     parallel, training = resolved(s)
     s = dict(s, parallel=parallel, training=training)
     stub_nemo.calls.clear()
@@ -161,6 +164,10 @@ def check(name, s):
 
     moe = model.get("moe")
     multiple = 128 * tp
+    # The resolved switches as priced: DP overlap only with DP, TP overlap only with SP.
+    grad_overlap = t["overlap_grad_reduce"] and dp * cp > 1
+    param_overlap = t["overlap_param_gather"] and zero >= 1 and dp * cp > 1
+    tp_overlap = t["tp_comm_overlap"] and p["sequence_parallel"] and tp > 1
     e = {  # expected values of every key the plan decides
         "model.config.seq_length": t["seq_len"],
         "model.config.vocab_size": math.ceil(model["vocab"] / multiple) * multiple,
@@ -175,9 +182,9 @@ def check(name, s):
         "trainer.strategy.sequence_parallel": p["sequence_parallel"] and tp > 1,
         "trainer.strategy.expert_model_parallel_size": ep,
         "trainer.strategy.expert_tensor_parallel_size": tp if moe else None,
-        "trainer.strategy.ddp.overlap_grad_reduce": t.get("overlap_grad_reduce", False),
-        "trainer.strategy.ddp.overlap_param_gather": t.get("overlap_grad_reduce", False) and zero >= 1,
-        "trainer.strategy.ddp.grad_reduce_in_fp32": True,
+        "trainer.strategy.ddp.overlap_grad_reduce": grad_overlap,
+        "trainer.strategy.ddp.overlap_param_gather": param_overlap,
+        "trainer.strategy.ddp.grad_reduce_in_fp32": t["grad_reduce_in_fp32"],
         "optim.config.use_distributed_optimizer": zero >= 1,
         "optim.config.use_precision_aware_optimizer": False,
         "optim.config.main_params_dtype": torch.float32, "optim.config.main_grads_dtype": torch.float32,
@@ -197,8 +204,9 @@ def check(name, s):
         e["trainer.strategy.save_ckpt_format"] = "fsdp_dtensor"
     recompute = p["recompute"]
     e["model.config.recompute_granularity"] = None if recompute == "none" else recompute
-    e["model.config.recompute_method"] = "uniform" if recompute == "full" else None
-    e["model.config.recompute_num_layers"] = 1 if recompute == "full" else None
+    partial = recompute == "full" and p.get("recompute_layers", 0) > 0  # Megatron's block method
+    e["model.config.recompute_method"] = ("block" if partial else "uniform") if recompute == "full" else None
+    e["model.config.recompute_num_layers"] = (p["recompute_layers"] if partial else 1) if recompute == "full" else None
     e["model.config.recompute_modules"] = ["core_attn"] if recompute == "selective" else None
     if not model["learned_positions"]:
         e["model.config.rotary_base"] = model["rope_theta"]
@@ -230,15 +238,24 @@ def check(name, s):
             })
     if deepseek:
         e["model.config.mtp_num_layers"] = None
-        e["trainer.callbacks"] = [stub_nemo.Config(stub_nemo.TimingCallback)]
-    # Precision: NeMo's plugin for the plan, FP8 gathers as --format megatron decides.
-    arch = s["cluster"]["gpu"]
+    if deepseek or tp_overlap:
+        callbacks = [stub_nemo.Config(stub_nemo.TimingCallback)]
+        if tp_overlap:
+            callbacks.append(stub_nemo.Config(stub_nemo.MegatronCommOverlapCallback, tp_comm_overlap=True,
+                                              overlap_grad_reduce=grad_overlap, overlap_param_gather=param_overlap))
+        e["trainer.callbacks"] = callbacks
+    # Precision: NeMo's plugin for the priced FP8 recipe; weights gathered in bf16 as priced.
     fp8 = t["precision"] == "fp8"
-    plugin = (stub_nemo.bf16_with_mxfp8_mixed() if arch == "b200" else stub_nemo.bf16_with_fp8_mixed()) if fp8 \
-        else stub_nemo.bf16_mixed()
-    plugin.grad_reduce_in_fp32 = True
+    plugins = {"delayed": stub_nemo.bf16_with_fp8_mixed, "current": stub_nemo.bf16_with_fp8_current_scaling_mixed,
+               "blockwise": stub_nemo.bf16_with_fp8_subchannel_scaling_mixed, "mxfp8": stub_nemo.bf16_with_mxfp8_mixed}
+    plugin = plugins[t["fp8_recipe"]]() if fp8 else stub_nemo.bf16_mixed()
+    plugin.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"]
     if fp8:
-        plugin.fp8_param_gather = zero == 1 and arch != "b200"
+        plugin.fp8_param_gather = False
+        if t["fp8_recipe"] == "current":
+            plugin.first_last_layers_bf16 = False
+        if t["fp8_recipe"] == "mxfp8":
+            plugin.reuse_grad_buf_for_mxfp8_param_ag = False
     e["trainer.plugins"] = plugin
 
     result, before = flatten(recipe), flatten(base)

@@ -47,7 +47,9 @@ def scenario(model, gpus, seq, batch, precision, tp, pp, dp, zero, recompute="fu
         parallel["last_stage_layers"] = last
     return {"schema_version": 1, "model": model,
             "cluster": {"gpu": "h100-sxm", "gpus": gpus, "gpus_per_node": 8},
-            "training": {"seq_len": seq, "global_batch": batch, "precision": precision},
+            "training": dict({"seq_len": seq, "global_batch": batch, "precision": precision,
+                              "framework": "torchtitan"},  # priced as torchtitan runs it
+                             **({"fp8_recipe": "current"} if precision == "fp8" else {})),
             "parallel": parallel}
 
 
@@ -173,7 +175,10 @@ def check_current(name, s, text):
         "training.num_tokens_per_microbatch_per_dp_rank": p["micro_batch"] * seq,
         "training.num_tokens_per_train_step": batch * seq,
         "training.max_context_length": seq,
-        "training.disable_cuda_graphs": pp > 1 or ep > 1 or base.training.disable_cuda_graphs,
+        # pplan prices eager kernels launched by the host (training.cuda_graphs false for these).
+        "training.disable_cuda_graphs": True,
+        "training.mixed_precision_reduce": "float32",
+        "compile.components": [c for c in base.compile.components if c != "model"],
         "compile.enable_async_tensor_parallel": False,
         "activation_checkpoint": stub_torchtitan.FullAC.Config() if p["recompute"] == "full" else None,
     }

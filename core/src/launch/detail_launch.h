@@ -21,9 +21,14 @@ namespace pplan::detail {
 struct LaunchFacts {
   ParallelConfig parallel;
   long long world_size = 0;    ///< tp·pp·dp·cp
-  int gpus_per_node = 0;       ///< the cluster's NVLink domain
+  int gpus_per_node = 0;       ///< GPUs per host (a SLURM node, a GB200 compute tray)
   int nproc_per_node = 0;      ///< processes per node = min(world, gpus_per_node)
   long long nodes = 0;         ///< world / nproc_per_node
+  int nvlink_domain_gpus = 0;  ///< GPUs per NVLink domain (72 on GB200 NVL72, 8 on DGX H100)
+  long long nodes_per_domain = 1;  ///< hosts per NVLink domain (18 trays per NVL72 rack)
+  /// NVLink spans hosts in this job (multi-node NVLink: the domain is larger than a host and
+  /// the job has more than one host), so NCCL must run MNNVL and SLURM keep domains whole.
+  bool mnnvl = false;
   int global_batch = 0;        ///< sequences per step
   long long microbatches = 0;  ///< per pipeline per step: global / (micro_batch·dp)
   int seq_len = 0;
@@ -36,17 +41,25 @@ struct LaunchFacts {
   bool moe = false;
   bool ampere = false;  ///< GpuSpec::architecture, as the launch rules need it
   bool blackwell = false;
+
+  // The training switches as the step-time model prices them (model/framework.h; compute.cpp
+  // applies TP overlap only with sequence parallelism; estimate.cpp's DP overlap): every format
+  // emits these, or its framework's rule refuses the plan.
+  bool sequence_parallel = false;  ///< SP with tp > 1
+  bool tp_overlap = false;         ///< TP collectives overlapped with GEMMs (tp_comm_overlap, SP)
+  bool grad_overlap = false;       ///< DP gradient reduction overlapped (dp·cp > 1)
+  bool param_overlap = false;      ///< DP weight all-gather overlapped (ZeRO >= 1, dp·cp > 1)
+  bool grad_fp32 = true;           ///< gradients accumulated and reduced in fp32
+  bool cuda_graphs = false;
+  bool flash_attention = true;
+  Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  int recompute_layers = 0;  ///< > 0: full recompute of that many layers per model chunk
 };
 
 LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& parallel);
 
 /// The pipeline split pplan prices for `parallel` (what evaluate() computes).
 StageSplit priced_split(const Scenario& scenario, const ParallelConfig& parallel);
-
-/// Megatron keeps weights in FP8 for the all-gather (--fp8-param-gather) under the
-/// distributed optimizer with delayed scaling; pplan's Megatron and NeMo formats and the
-/// nccl-tests benchmark all ask this one question.
-bool fp8_param_gather(const LaunchFacts& facts);
 
 /// Grid problems only (launch.*): what layout, env and nccl-tests need.
 std::vector<LaunchProblem> grid_problems(const Scenario& scenario, const ParallelConfig& parallel);
@@ -119,7 +132,7 @@ std::string toml_str(std::string_view text);
 struct EnvVar {
   enum class Kind { kExport, kUnset, kSuggested };  ///< kSuggested = commented-out placeholder
   const char* name = "";
-  const char* value = "";
+  std::string value;
   const char* why = "";  ///< one line
   Kind kind = Kind::kExport;
 };
@@ -170,6 +183,13 @@ std::string maybe_empty_array(const std::string& name);
 /// The comment header every format starts with: what, model, cluster, plan, batch.
 std::string plan_header(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts,
                         const std::string& title);
+
+/// `#SBATCH --segment=N` (with its newline) when the job's hosts must keep NVLink domains
+/// whole, else "" (layout.h; Slurm >= 24.05 topology/block).
+std::string slurm_segment_line(const LaunchFacts& facts);
+
+/// Comment lines saying how the job's hosts map onto NVLink domains, or "" on one-host domains.
+std::string domain_note(const LaunchFacts& facts);
 
 /// The site-specific placeholder variables of the Megatron scripts.
 std::string megatron_placeholders(const Scenario& scenario, const LaunchFacts& facts);

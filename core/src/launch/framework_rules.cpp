@@ -10,8 +10,20 @@
 #include <string_view>
 
 #include "detail_launch.h"
+#include "pplan/model/framework.h"
 
 namespace pplan {
+
+namespace {
+
+/// Whether the DP weight all-gather is hidden, as estimate.cpp prices it: the switch, or
+/// DeepSpeed's own ZeRO-3 prefetch (overlap_comm is on by default for stage 3). The twin of
+/// model/framework.h overlaps_grad_reduce(), which has no such function for the gather yet.
+bool overlaps_param_gather(const TrainingSpec& t, int zero) {
+  return t.overlap_param_gather || (t.framework == Framework::kDeepSpeed && zero >= 3);
+}
+
+}  // namespace
 
 namespace detail {
 
@@ -22,6 +34,9 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.gpus_per_node = std::max(1, scenario.cluster.gpus_per_node);
   f.nproc_per_node = static_cast<int>(std::min<long long>(f.world_size, f.gpus_per_node));
   f.nodes = std::max(1LL, f.world_size / std::max(1, f.nproc_per_node));
+  f.nvlink_domain_gpus = std::max(f.gpus_per_node, scenario.cluster.nvlink_domain_gpus);
+  f.nodes_per_domain = std::max(1, f.nvlink_domain_gpus / f.gpus_per_node);
+  f.mnnvl = f.nodes_per_domain > 1 && f.nodes > 1;
   f.global_batch = scenario.training.global_batch;
   const long long per_step = 1LL * p.micro_batch * p.dp;
   f.microbatches = per_step > 0 ? f.global_batch / per_step : 0;
@@ -39,19 +54,23 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.moe = scenario.model.moe.has_value() && scenario.model.moe->experts > 0;
   f.ampere = scenario.cluster.gpu.architecture == "ampere";
   f.blackwell = scenario.cluster.gpu.architecture == "blackwell";
+  // The switches as priced: the same questions compute.cpp and estimate.cpp ask.
+  const TrainingSpec& t = scenario.training;
+  f.sequence_parallel = p.sequence_parallel && p.tp > 1;
+  f.tp_overlap = f.sequence_parallel && t.tp_comm_overlap;
+  f.grad_overlap = f.data_parallel && overlaps_grad_reduce(t, p.zero);
+  f.param_overlap = f.data_parallel && p.zero >= 1 && overlaps_param_gather(t, p.zero);
+  f.grad_fp32 = t.grad_reduce_in_fp32;
+  f.cuda_graphs = t.cuda_graphs;
+  f.flash_attention = t.flash_attention;
+  f.fp8_recipe = t.fp8_recipe;
+  f.recompute_layers = p.recompute == Recompute::kFull ? p.recompute_layers : 0;
   return f;
 }
 
 StageSplit priced_split(const Scenario& scenario, const ParallelConfig& p) {
   // The same call evaluate() makes (core/src/model/estimate.cpp).
   return split_layers(scenario.model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
-}
-
-bool fp8_param_gather(const LaunchFacts& f) {
-  // --fp8-param-gather needs the distributed optimizer or FSDP (Megatron-LM d98e8a64
-  // arguments.py validate_args); pplan uses it with ZeRO-1 and the delayed recipe (Megatron's
-  // examples/llama/train_llama3_8b_h100_fp8.sh), not with Blackwell's MXFP8.
-  return f.fp8 && f.parallel.zero == 1 && !f.blackwell;
 }
 
 namespace {
@@ -175,6 +194,20 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
 }
 
 }  // namespace detail
+
+LaunchFramework launch_framework_of(Framework framework) {
+  switch (framework) {
+    case Framework::kMegatronCore:
+      return LaunchFramework::kNemo;
+    case Framework::kMegatronLm:
+      return LaunchFramework::kMegatron;
+    case Framework::kDeepSpeed:
+      return LaunchFramework::kDeepSpeed;
+    case Framework::kTorchtitan:
+      return LaunchFramework::kTorchtitan;
+  }
+  return LaunchFramework::kNemo;
+}
 
 const char* framework_name(LaunchFramework framework) {
   switch (framework) {
@@ -349,6 +382,15 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
                {}, s.cluster.gpu.name)) {
     return true;
   }
+  // Transformer Engine's MXFP8 recipe needs Blackwell's block-scaled tensor cores (TE docs,
+  // "MXFP8": hardware support first appeared in Blackwell, SM 10.0); Hopper has none.
+  if (f.fp8 && f.fp8_recipe == Fp8Recipe::kMxfp8 && !f.blackwell && !f.ampere &&
+      sink.add("megatron.fp8_recipe_hardware",
+               "training.fp8_recipe \"mxfp8\" needs Blackwell tensor cores; {s} has none: use "
+               "\"delayed\", \"current\" or \"blockwise\"",
+               {}, s.cluster.gpu.name)) {
+    return true;
+  }
   // --rotary-base is an int (Megatron-LM d98e8a64 megatron-flags: type int; Megatron-DeepSpeed
   // 4efb479d --rotary-position-embeddings-theta type=int).
   if (!general_only && !model.learned_positions &&
@@ -360,11 +402,97 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
   return false;
 }
 
+/// The training stacks whose step time a launch framework runs as priced: the framework sets the
+/// kernels each layer launches (model/framework.h kernels_per_layer_forward), DeepSpeed's flat
+/// ZeRO-3 gathers, torchtitan's per-micro-batch ZeRO-2 gathers and deferred gradient sync
+/// (estimate.cpp). Megatron-LM and NeMo both run Megatron-Core: either framework's pricing.
+bool prices_framework(LaunchFramework launch, Framework priced) {
+  switch (launch) {
+    case LaunchFramework::kMegatron:
+    case LaunchFramework::kNemo:
+      return priced == Framework::kMegatronCore || priced == Framework::kMegatronLm;
+    case LaunchFramework::kTorchtitan:
+    case LaunchFramework::kTorchtitanToml:
+      return priced == Framework::kTorchtitan;
+    case LaunchFramework::kDeepSpeed:
+      return priced == Framework::kDeepSpeed;
+  }
+  return false;
+}
+
+/// <prefix>.priced_for_another_framework. Returns true to stop.
+bool framework_rule(LaunchFramework launch, const char* code, const Scenario& s,
+                    ProblemSink& sink) {
+  return !prices_framework(launch, s.training.framework) &&
+         sink.add(code,
+                  "the plan is priced for {s} (training.framework), whose kernels and "
+                  "communication differ from this format's framework: set training.framework to "
+                  "the framework you launch and plan again",
+                  {}, framework_name(s.training.framework));
+}
+
+/// megatron.*: the training switches as Megatron-Core runs them (Megatron-LM and NeMo): DP
+/// overlap, CUDA graphs.
+bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
+  const ParallelConfig& p = f.parallel;
+  // Megatron-LM d98e8a64 arguments.py validate_args: "Must use --overlap-param-gather with
+  // --overlap-grad-reduce".
+  if (f.param_overlap && !f.grad_overlap &&
+      sink.add("megatron.param_gather_needs_grad_reduce",
+               "the plan overlaps the weight all-gather but not the gradient reduction; Megatron "
+               "allows --overlap-param-gather only with --overlap-grad-reduce (validate_args): set "
+               "training.overlap_grad_reduce true or training.overlap_param_gather false")) {
+    return true;
+  }
+  if (f.cuda_graphs) {
+    // Megatron-LM d98e8a64 transformer_config.py __post_init__: per-layer CUDA graphs (local and
+    // transformer_engine) reject full recompute ("full recompute is only supported with full
+    // iteration CUDA graph"), graphed attention recompute with attention dropout, and graph only
+    // drop-padding MoE experts ("moe cuda graph is only supported with drop-padding MoE"), while
+    // pplan prices every layer's kernels without host cost.
+    if (p.recompute == Recompute::kFull &&
+        sink.add("megatron.cuda_graphs_full_recompute",
+                 "Megatron's per-layer CUDA graphs do not support full recompute "
+                 "(transformer_config.py): use recompute none or selective, or "
+                 "training.cuda_graphs false")) {
+      return true;
+    }
+    if (p.recompute == Recompute::kSelective && s.model.dropout &&
+        sink.add("megatron.cuda_graphs_dropout_recompute",
+                 "Megatron's CUDA graphs cannot recompute the attention core of a model with "
+                 "dropout (transformer_config.py): use recompute none or training.cuda_graphs "
+                 "false")) {
+      return true;
+    }
+    if (f.moe &&
+        sink.add("megatron.cuda_graphs_moe",
+                 "Megatron graphs a dropless MoE layer's attention and router but not its experts "
+                 "(transformer_config.py), while pplan prices the whole layer without host cost: "
+                 "set training.cuda_graphs false")) {
+      return true;
+    }
+    // NeMo 8cfedd72 scripts/performance/helpers.py set_perf_optimization_configs: "cuda graphs
+    // are not supported with FSDP".
+    if (f.megatron_fsdp &&
+        sink.add("megatron.cuda_graphs_fsdp",
+                 "CUDA graphs are not supported with Megatron-FSDP (ZeRO-{}); use zero 0 or 1, or "
+                 "training.cuda_graphs false",
+                 {p.zero})) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// torchtitan.*: current config registry (b5bcd76c) or the TOML job config (238fa995).
 bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split, bool toml,
                       ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = s.model;
+  if (framework_rule(toml ? LaunchFramework::kTorchtitanToml : LaunchFramework::kTorchtitan,
+                     "torchtitan.priced_for_another_framework", s, sink)) {
+    return true;
+  }
   if (!detail::titan_model(model).known &&
       sink.add("torchtitan.no_model",
                "torchtitan has no config for {s} (its registry has Llama 3 8B/70B/405B and "
@@ -494,6 +622,62 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
       return true;
     }
   }
+  // b5bcd76c and 238fa995 configs: mixed_precision_reduce is Literal["float32"].
+  if (!f.grad_fp32 &&
+      sink.add("torchtitan.reduce_dtype",
+               "torchtitan reduces gradients in float32 only (mixed_precision_reduce), while the "
+               "plan is priced with bf16 gradients: set training.grad_reduce_in_fp32 true")) {
+    return true;
+  }
+  // FSDP2 always prefetches the next all-gather and overlaps the reduce-scatter, and DDP
+  // (replicate) overlaps its bucketed all-reduce (torchtitan/distributed/fsdp.py); what pplan
+  // prices as exposed would be hidden. ZeRO-3 is priced hidden if either switch is on, ZeRO-2 and
+  // the pipeline's deferred sync per switch (estimate.cpp).
+  const bool per_switch = p.zero == 2 || defers_gradient_sync(s.training, p);
+  const bool hidden = p.zero == 0 ? f.grad_overlap
+                      : per_switch ? f.grad_overlap && f.param_overlap
+                                   : f.grad_overlap || f.param_overlap;
+  if (f.data_parallel && !hidden &&
+      sink.add("torchtitan.overlap_always",
+               "torchtitan always overlaps data-parallel communication with compute, while the "
+               "plan is priced with it exposed: set training.overlap_grad_reduce and "
+               "training.overlap_param_gather true")) {
+    return true;
+  }
+  if (f.cuda_graphs) {
+    // 238fa995's trainer has no CUDA-graph capture; b5bcd76c trainer.py _validate_cuda_graphs
+    // refuses PP and the standard EP token dispatcher.
+    if (toml && sink.add("torchtitan.no_cuda_graphs",
+                         "TOML-era torchtitan has no CUDA-graph capture: set training.cuda_graphs "
+                         "false or use --format torchtitan")) {
+      return true;
+    }
+    if (!toml && (p.pp > 1 || (f.moe && p.ep > 1)) &&
+        sink.add("torchtitan.cuda_graphs_pipeline",
+                 "torchtitan's CUDA graphs do not support pipeline parallelism or the standard "
+                 "expert-parallel dispatcher (trainer.py _validate_cuda_graphs): set "
+                 "training.cuda_graphs false")) {
+      return true;
+    }
+  }
+  // b5bcd76c Float8LinearConverter recipe_name "rowwise" (scales from the tensor itself, per
+  // row); 238fa995's default recipe is tensorwise: both current scaling. torchao has no delayed
+  // scaling, and pplan does not write the MX converters.
+  if (f.fp8 && f.fp8_recipe != Fp8Recipe::kCurrent &&
+      sink.add("torchtitan.fp8_recipe",
+               "torchtitan's Float8 training scales each tensor (or row) from its own values "
+               "(current scaling), not the plan's recipe: set training.fp8_recipe \"current\"")) {
+    return true;
+  }
+  // FullAC checkpoints every layer; the layer-frequency option checkpoints every k-th layer, not
+  // the first recompute_layers of each stage that pplan prices.
+  if (f.recompute_layers > 0 &&
+      sink.add("torchtitan.partial_recompute",
+               "torchtitan recomputes every layer or every k-th one, not the first {} layers of "
+               "each stage pplan prices: drop parallel.recompute_layers",
+               {f.recompute_layers})) {
+    return true;
+  }
   return false;
 }
 
@@ -501,6 +685,10 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
 bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split,
                      ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
+  if (framework_rule(LaunchFramework::kDeepSpeed, "deepspeed.priced_for_another_framework", s,
+                     sink)) {
+    return true;
+  }
   // deepspeed/runtime/pipe/engine.py: the pipeline engine supports ZeRO 0 and 1 only.
   if (p.pp > 1 && p.zero >= 2 &&
       sink.add("deepspeed.zero_with_pipeline",
@@ -518,7 +706,7 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   }
   // engine.py _configure_zero_optimizer: "Pipeline parallelism does not support overlapped
   // communication, will be disabled."
-  if (p.pp > 1 && s.training.overlap_grad_reduce && f.data_parallel &&
+  if (p.pp > 1 && f.grad_overlap &&
       sink.add("deepspeed.pipeline_no_overlap",
                "DeepSpeed's pipeline engine disables overlap_comm, while the plan is priced with "
                "the gradient reduction overlapped: set training.overlap_grad_reduce false or pp "
@@ -556,6 +744,57 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                         "bf16: use precision bf16 or --format megatron")) {
     return true;
   }
+  // engine.py allreduce_gradients: without ZeRO the gradients are all-reduced after the
+  // backward pass (buffered_allreduce_fallback), not overlapped with it.
+  if (p.zero == 0 && f.grad_overlap &&
+      sink.add("deepspeed.zero0_no_overlap",
+               "without ZeRO DeepSpeed all-reduces the gradients after the backward pass, while "
+               "the plan is priced with the reduction overlapped: set "
+               "training.overlap_grad_reduce false or use zero >= 1")) {
+    return true;
+  }
+  // ZeRO-1/2 gather the updated weights after the optimizer step (stage_1_and_2.py); only
+  // ZeRO-3 prefetches them behind compute.
+  if ((p.zero == 1 || p.zero == 2) && f.param_overlap &&
+      sink.add("deepspeed.no_param_gather_overlap",
+               "DeepSpeed ZeRO-{} all-gathers the weights after the optimizer step, not behind "
+               "the forward pass the plan is priced with: set training.overlap_param_gather false",
+               {p.zero})) {
+    return true;
+  }
+  // engine.py _do_optimizer_sanity_check: bf16 without ZeRO accumulates in the model dtype; fp32
+  // accumulation ("unsupported mix of model_dtype and grad_accum_dtype") is refused.
+  if (p.zero == 0 && p.pp == 1 && f.grad_fp32 &&
+      sink.add("deepspeed.zero0_fp32_grads",
+               "DeepSpeed without ZeRO keeps bf16 gradients (fp32 accumulation is an unsupported "
+               "mix, engine.py), while the plan is priced with fp32 gradients: set "
+               "training.grad_reduce_in_fp32 false or use zero >= 1")) {
+    return true;
+  }
+  // Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py: "deepspeed's pipeline doesn't
+  // support the block recompute method".
+  if (f.recompute_layers > 0 && p.pp > 1 &&
+      sink.add("deepspeed.partial_recompute_pipeline",
+               "DeepSpeed's pipeline engine recomputes every layer (or every k-th: "
+               "activation_checkpoint_interval), not the first {} layers of each stage: drop "
+               "parallel.recompute_layers or use pp 1",
+               {f.recompute_layers})) {
+    return true;
+  }
+  if (f.tp_overlap &&
+      sink.add("deepspeed.no_tp_overlap",
+               "Megatron-DeepSpeed has no TP communication overlap (no Transformer Engine "
+               "userbuffers), while the plan is priced with it: set training.tp_comm_overlap "
+               "false")) {
+    return true;
+  }
+  // docs/_pages/config-json.md: enable_cuda_graph captures inference token generation only.
+  if (f.cuda_graphs &&
+      sink.add("deepspeed.no_cuda_graphs",
+               "DeepSpeed training has no CUDA-graph capture (enable_cuda_graph is for "
+               "generation): set training.cuda_graphs false")) {
+    return true;
+  }
   return false;
 }
 
@@ -571,6 +810,8 @@ void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p
     torchtitan_rules(s, f, split, framework == LaunchFramework::kTorchtitanToml, sink);
   } else if (framework == LaunchFramework::kDeepSpeed) {
     deepspeed_rules(s, f, split, sink);
+  } else if (!framework_rule(framework, "megatron.priced_for_another_framework", s, sink)) {
+    megatron_core_rules(s, f, sink);
   }
 }
 

@@ -30,11 +30,14 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
          "it);\n";
   out << "# with a pipeline, gradient_accumulation_steps is the number of micro-batches per "
          "step.\n";
-  out << "# Gradients reduce in fp32 as priced: communication_data_type defaults to bf16 with bf16 "
-         "on,\n";
-  out << "# and ZeRO-1/2 accumulate in the model dtype unless data_types.grad_accum_dtype says "
-         "fp32\n";
-  out << "# (engine.py get_data_types; with ZeRO-0 that mix is unsupported, so it is left out).\n";
+  const char* grad_dtype = f.grad_fp32 ? "fp32" : "bf16";
+  out << "# Gradients accumulate and reduce in " << grad_dtype
+      << " as priced (training.grad_reduce_in_fp32): communication_data_type\n";
+  out << "# defaults to bf16 with bf16 on, and ZeRO accumulates in the model dtype unless "
+         "data_types.grad_accum_dtype\n";
+  out << "# says otherwise (engine.py get_data_types; without ZeRO only bf16 accumulation "
+         "runs). overlap_comm as priced:\n";
+  out << "# DeepSpeed's own default is on only for ZeRO-3 (zero/config.py).\n";
   out << "cat > ds_config.json <<'PPLAN_EOF'\n";
   out << "{\n";
   out << "  \"train_batch_size\": " << f.global_batch << ",\n";
@@ -43,11 +46,11 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   out << "  \"gradient_clipping\": 1.0,\n";
   out << "  \"steps_per_print\": 10,\n";
   out << "  \"bf16\": { \"enabled\": true },\n";
-  out << "  \"communication_data_type\": \"fp32\",\n";
-  if (p.zero == 1 || p.zero == 2) out << "  \"data_types\": { \"grad_accum_dtype\": \"fp32\" },\n";
+  out << "  \"communication_data_type\": \"" << grad_dtype << "\",\n";
+  if (p.zero >= 1) out << "  \"data_types\": { \"grad_accum_dtype\": \"" << grad_dtype << "\" },\n";
   out << "  \"zero_optimization\": {\n";
   out << "    \"stage\": " << p.zero << ",\n";
-  out << "    \"overlap_comm\": " << (scenario.training.overlap_grad_reduce ? "true" : "false")
+  out << "    \"overlap_comm\": " << (f.grad_overlap || f.param_overlap ? "true" : "false")
       << ",\n";
   out << "    \"contiguous_gradients\": true,\n";
   out << "    \"reduce_scatter\": true\n";
@@ -64,7 +67,7 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   auto line = [&out](const std::string& text) { out << "    " << text << " \\\n"; };
   line("--tensor-model-parallel-size " + num(p.tp));
   line("--pipeline-model-parallel-size " + num(p.pp));
-  if (p.sequence_parallel && p.tp > 1) line("--sequence-parallel");
+  if (f.sequence_parallel) line("--sequence-parallel");
   line("--num-layers " + num(model.layers));
   line("--hidden-size " + num(model.hidden));
   line("--ffn-hidden-size " + num(model.ffn_hidden));
@@ -83,14 +86,20 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   if (!model.dropout) line("--hidden-dropout 0 --attention-dropout 0");
   line("--no-query-key-layer-scaling");
   // The attention pplan prices: flash attention unless the scenario turns it off.
-  if (scenario.training.flash_attention) line("--use-flash-attn-v2");
+  if (f.flash_attention) line("--use-flash-attn-v2");
   line("--make-vocab-size-divisible-by " + num(megatron_vocab_divisor(model, p.tp)));
   line("--micro-batch-size " + num(p.micro_batch));
   line("--global-batch-size " + num(f.global_batch));
   line("--train-iters \"$TRAIN_ITERS\"");
   if (p.recompute == Recompute::kSelective) line("--recompute-granularity selective");
   if (p.recompute == Recompute::kFull) {
-    line("--recompute-granularity full --recompute-method uniform --recompute-num-layers 1");
+    // Partial recompute (pp 1 only, the rules say): Megatron's block method.
+    line(f.recompute_layers > 0
+             ? "--recompute-granularity full --recompute-method block --recompute-num-layers " +
+                   num(f.recompute_layers)
+             : std::string(
+                   "--recompute-granularity full --recompute-method uniform --recompute-num-layers "
+                   "1"));
     // The pipeline engine checkpoints with deepspeed.checkpointing, which this flag sets up
     // (megatron/initialize.py; megatron/model/gpt_model.py activation_checkpoint_interval).
     if (p.pp > 1) line("--deepspeed-activation-checkpointing");

@@ -105,9 +105,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                        "a tokenizer of " + num(model.vocab) + " tokens, padded to " + num(priced) +
                            " at TP " + num(p.tp)});
   }
-  const std::string backend = !scenario.training.flash_attention ? "unfused"
-                              : f.ampere                         ? "flash"
-                                                                 : "fused";
+  const std::string backend = !f.flash_attention ? "unfused" : f.ampere ? "flash" : "fused";
   m.flags.push_back(
       {"--attention-backend", backend, backend == "fused" ? "cuDNN fused attention (TE)" : ""});
   groups.push_back(m);
@@ -143,7 +141,12 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     par.flags.push_back(
         {"--expert-tensor-parallel-size", num(p.tp), "expert TP = TP (pplan's model)"});
   }
-  if (p.sequence_parallel && p.tp > 1) par.flags.push_back({"--sequence-parallel", "", ""});
+  if (f.sequence_parallel) par.flags.push_back({"--sequence-parallel", "", ""});
+  if (f.tp_overlap) {
+    // Transformer Engine userbuffers pipeline the SP all-gather / reduce-scatter with the GEMMs
+    // beside them; Megatron allows it only with --sequence-parallel (validate_args).
+    par.flags.push_back({"--tp-comm-overlap", "", "TP collectives overlapped with GEMMs, as priced"});
+  }
   if (p.pp > 1) {
     // Uneven split with explicit first/last counts (cannot combine with account-for, §1.2).
     const bool explicit_split = split.uneven && !split.embedding_counted && !split.loss_counted;
@@ -170,7 +173,6 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
       }
     }
   }
-  const bool data_parallel = 1LL * p.dp * p.cp > 1;
   if (f.megatron_fsdp) {
     // ZeRO-2/3 in Megatron terms: Megatron-FSDP (Megatron-LM d98e8a64 arguments.py). v1 requires
     // the distributed optimizer; needs --ckpt-format fsdp_dtensor and CUDA_DEVICE_MAX_CONNECTIONS
@@ -187,11 +189,12 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     par.flags.push_back(
         {"--use-distributed-optimizer", "", "ZeRO-1: optimizer state sharded over DP*CP"});
   }
-  // Only when the scenario asks for it: the step-time model then counts the overlap
-  // (training.overlap_grad_reduce; Megatron's default is off).
-  if (data_parallel && scenario.training.overlap_grad_reduce) {
-    par.flags.push_back({"--overlap-grad-reduce", "", ""});
-    if (p.zero >= 1) par.flags.push_back({"--overlap-param-gather", "", ""});
+  // As the resolved training switches price them (Megatron's own default is off for both).
+  if (f.grad_overlap) {
+    par.flags.push_back({"--overlap-grad-reduce", "", "gradient reduction behind the backward"});
+  }
+  if (f.param_overlap) {
+    par.flags.push_back({"--overlap-param-gather", "", "weight all-gather behind the forward"});
   }
   groups.push_back(par);
 
@@ -204,21 +207,56 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     t.flags.push_back({"--recompute-granularity", "selective", "attention core recomputed"});
   } else if (p.recompute == Recompute::kFull) {
     t.flags.push_back({"--recompute-granularity", "full", ""});
-    t.flags.push_back({"--recompute-method", "uniform", ""});
-    t.flags.push_back({"--recompute-num-layers", "1", "every layer keeps only its input"});
+    if (f.recompute_layers > 0) {
+      // Block method: the first N layers of every model chunk recompute, the rest keep their
+      // activations (Megatron-LM d98e8a64 megatron/core/recompute.py, method "block").
+      t.flags.push_back({"--recompute-method", "block", ""});
+      t.flags.push_back({"--recompute-num-layers", num(f.recompute_layers),
+                         "layers recomputed per model chunk"});
+    } else {
+      t.flags.push_back({"--recompute-method", "uniform", ""});
+      t.flags.push_back({"--recompute-num-layers", "1", "every layer keeps only its input"});
+    }
   }
   t.flags.push_back({"--bf16", "", ""});
+  // With --bf16 Megatron accumulates and reduces gradients in fp32 unless told otherwise
+  // (validate_args); say which, as priced.
+  if (f.grad_fp32) {
+    t.flags.push_back({"--accumulate-allreduce-grads-in-fp32", "", "fp32 main gradients"});
+  } else {
+    t.flags.push_back({"--grad-reduce-in-bf16", "", "bf16 gradients, as NVIDIA's recipes"});
+  }
   if (f.fp8) {
-    t.flags.push_back({"--fp8-format", "hybrid", "e4m3 forward, e5m2 gradients"});
-    if (f.blackwell) {
-      t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling"});
-    } else {
-      t.flags.push_back({"--fp8-recipe", "delayed", ""});
-      t.flags.push_back({"--fp8-amax-history-len", "1024", "as Megatron's Llama 3 FP8 example"});
-      t.flags.push_back({"--fp8-amax-compute-algo", "max", ""});
-      if (fp8_param_gather(f))
-        t.flags.push_back({"--fp8-param-gather", "", "all-gather weights in FP8"});
+    // Megatron-LM d98e8a64 megatron/core/fp8_utils.py: delayed -> DelayedScaling, tensorwise ->
+    // Float8CurrentScaling (pplan's "current"), blockwise -> Float8BlockScaling, mxfp8 ->
+    // MXFP8BlockScaling. Weights stay bf16 with Transformer Engine's FP8 copies, as priced: no
+    // --fp8-param-gather (memory.h).
+    const bool blockwise = f.fp8_recipe == Fp8Recipe::kBlockwise;
+    t.flags.push_back({"--fp8-format", blockwise ? "e4m3" : "hybrid",
+                       blockwise ? "as Megatron's blockwise example (nemotron5p5_12b_H.sh)"
+                                 : "e4m3 forward, e5m2 gradients"});
+    switch (f.fp8_recipe) {
+      case Fp8Recipe::kDelayed:
+        t.flags.push_back({"--fp8-recipe", "delayed", "scales from an amax history"});
+        t.flags.push_back({"--fp8-amax-history-len", "1024", "as Megatron's Llama 3 FP8 example"});
+        t.flags.push_back({"--fp8-amax-compute-algo", "max", ""});
+        break;
+      case Fp8Recipe::kCurrent:
+        t.flags.push_back({"--fp8-recipe", "tensorwise", "current scaling, one scale per tensor"});
+        break;
+      case Fp8Recipe::kBlockwise:
+        t.flags.push_back({"--fp8-recipe", "blockwise", "128x128 weights, 1x128 activations"});
+        break;
+      case Fp8Recipe::kMxfp8:
+        t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling, 1x32"});
+        break;
     }
+  }
+  if (f.cuda_graphs) {
+    // Megatron's per-layer graphs (--cuda-graph-impl local, the successor of --enable-cuda-graph
+    // that NeMo's performance scripts set), which need Transformer Engine's RNG tracker.
+    t.flags.push_back({"--cuda-graph-impl", "local", "layers replayed from CUDA graphs"});
+    t.flags.push_back({"--te-rng-tracker", "", "required by CUDA graphs"});
   }
   t.flags.push_back({"--lr", "1.5e-4", "hyperparameter: typical value, tune"});
   t.flags.push_back({"--min-lr", "1.5e-5", "hyperparameter"});
@@ -305,6 +343,40 @@ std::string zero_note(const LaunchFacts& f) {
   return note;
 }
 
+std::string slurm_segment_line(const LaunchFacts& f) {
+  // SchedMD/slurm 6b48b165 (24.05) doc/man/man1/sbatch.1 --segment: with topology/block, the
+  // allocation is made of segments of this many nodes, each inside one base block; the node
+  // count must be a multiple of it, and a job within one segment is unaffected.
+  if (!f.mnnvl || f.nodes <= f.nodes_per_domain || f.nodes % f.nodes_per_domain != 0) return "";
+  return "#SBATCH --segment=" + num(f.nodes_per_domain) + "\n";
+}
+
+std::string domain_note(const LaunchFacts& f) {
+  if (!f.mnnvl) return "";
+  const long long domains = (f.nodes + f.nodes_per_domain - 1) / f.nodes_per_domain;
+  std::string note = "# NVLink domains of " + num(f.nvlink_domain_gpus) + " GPUs = " +
+                     num(f.nodes_per_domain) + " nodes of " + num(f.gpus_per_node) +
+                     " GPUs: the job's " + num(f.nodes) + " nodes fill " + num(domains) +
+                     " domain" + (domains == 1 ? "" : "s") +
+                     "; pplan prices ranks [k*" + num(f.nvlink_domain_gpus) + ", (k+1)*" +
+                     num(f.nvlink_domain_gpus) + ") in domain k (rank order = node order).\n";
+  if (f.nodes <= f.nodes_per_domain) {
+    note +=
+        "# The job fits one domain: Slurm's topology/block places it in one base block (one "
+        "NVL rack) when the\n# site defines a block per rack (topology.conf BlockName=...).\n";
+  } else if (f.nodes % f.nodes_per_domain == 0) {
+    note += "# --segment=" + num(f.nodes_per_domain) +
+            " keeps every domain's nodes in one base block (Slurm >= 24.05, "
+            "TopologyPlugin=topology/block\n# with one block per rack).\n";
+  } else {
+    note += "# WARNING: " + num(f.nodes) + " nodes are not a whole number of " +
+            num(f.nodes_per_domain) +
+            "-node domains: Slurm cannot be asked for the partial last domain pplan prices;\n"
+            "# prefer a world of whole domains.\n";
+  }
+  return note;
+}
+
 std::string megatron_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
   const std::vector<FlagGroup> groups = megatron_flags(scenario, plan, f);
   std::ostringstream out;
@@ -318,6 +390,7 @@ std::string megatron_script(const Scenario& scenario, const Estimate& plan, cons
     out << "# One node: run this script once;\n";
   }
   out << "# --format slurm wraps the same arguments in an sbatch script.\n";
+  out << domain_note(f);
   out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);
@@ -348,6 +421,7 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
   out << "#SBATCH --nodes=" << f.nodes << "\n";
   out << "#SBATCH --ntasks-per-node=1\n";
   out << "#SBATCH --gpus-per-node=" << f.nproc_per_node << "\n";
+  out << slurm_segment_line(f);
   out << "#SBATCH --cpus-per-task=64\n";
   out << "#SBATCH --exclusive\n";
   out << "#SBATCH --mem=0\n";
@@ -361,6 +435,7 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
   out << "# Pattern B (one task per GPU, no torchrun) is at the end of this file.\n";
   out << "# PLACEHOLDERS in the header: --account, --partition, --time, --cpus-per-task (cores per "
          "node).\n";
+  out << domain_note(f);
   out << zero_note(f);
   out << "set -euo pipefail\n\n";
   out << megatron_placeholders(scenario, f);

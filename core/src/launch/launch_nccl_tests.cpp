@@ -125,10 +125,20 @@ void cap_size(Benchmark& b) {
   b.bytes = kMaxBenchmarkBytes;
 }
 
-std::string link_name(const GroupPlacement& g) {
-  return g.crosses_nodes() ? "the network (" + num(g.nodes) + " nodes, " + num(g.ranks_per_node) +
-                                 " rank(s) per node)"
-                           : "NVLink (inside one node)";
+/// Which fabric pplan prices a group on, from its placement over NVLink domains (what
+/// compute.cpp and estimate.cpp use); on multi-node NVLink the domain spans several hosts.
+std::string link_name(const GroupPlacement& g, const LaunchFacts& f) {
+  const bool hosts_are_domains = f.nodes_per_domain <= 1;
+  if (g.crosses_nodes()) {
+    return "the network (" + num(g.nodes) + (hosts_are_domains ? " nodes, " : " NVLink domains, ") +
+           num(g.ranks_per_node) + (hosts_are_domains ? " rank(s) per node)" : " rank(s) per domain)");
+  }
+  if (hosts_are_domains) return "NVLink (inside one node)";
+  const long long span = 1LL * (g.size - 1) * g.stride + 1;  // ranks from first to last member
+  const long long hosts = std::min<long long>(g.size, (span + f.gpus_per_node - 1) / f.gpus_per_node);
+  return "NVLink (one NVLink domain of " + num(f.nvlink_domain_gpus) + " GPUs" +
+         (hosts > 1 ? ", across " + num(hosts) + " nodes: multi-node NVLink" : ", inside one node") +
+         ")";
 }
 
 }  // namespace
@@ -138,7 +148,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
-  const int gpn = f.gpus_per_node;
+  const int gpn = f.nvlink_domain_gpus;  // placements as priced: over NVLink domains
   const MessageSizes messages = message_sizes(scenario, p);
   const double tokens = messages.tokens;  // per GPU, before TP
   std::vector<Benchmark> benches;
@@ -161,7 +171,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
         b.datatype = "bfloat16";
         b.bytes = bytes;
         b.model_time_s = reduce_scatter_s(bytes, g, gpu);
-        b.link = link_name(g);
+        b.link = link_name(g, f);
         benches.push_back(b);
       }
     } else {
@@ -172,7 +182,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
       b.datatype = "bfloat16";
       b.bytes = bytes;
       b.model_time_s = all_reduce_s(bytes, g, gpu);
-      b.link = link_name(g);
+      b.link = link_name(g, f);
       benches.push_back(b);
     }
   }
@@ -189,7 +199,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     b.datatype = "bfloat16";
     b.bytes = bytes;
     b.model_time_s = send_recv_s(bytes, g.crosses_nodes(), gpu);
-    b.link = link_name(g);
+    b.link = link_name(g, f);
     benches.push_back(b);
   }
 
@@ -206,7 +216,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     b.datatype = "bfloat16";
     b.bytes = bytes;
     b.model_time_s = all_to_all_s(bytes, g, gpu);
-    b.link = link_name(g);
+    b.link = link_name(g, f);
     benches.push_back(b);
   }
 
@@ -227,8 +237,11 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     b.datatype = "bfloat16";
     b.bytes = bytes;
     b.model_time_s = send_recv_s(bytes, g.crosses_nodes(), gpu);
-    b.link = g.crosses_nodes() ? "the network (stages on different nodes)"
-                               : "NVLink (stages share a node)";
+    b.link = g.crosses_nodes() ? (f.nodes_per_domain > 1
+                                      ? "the network (stages in different NVLink domains)"
+                                      : "the network (stages on different nodes)")
+                               : (f.nodes_per_domain > 1 ? "NVLink (stages share an NVLink domain)"
+                                                         : "NVLink (stages share a node)");
     benches.push_back(b);
   }
 
@@ -240,16 +253,22 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     const std::string grads = num(static_cast<long long>(params.dense)) +
                               " dense parameters per GPU (stage " + num(plan.memory.peak_stage) +
                               ")";
+    // Gradients move in the dtype pplan prices (training.grad_reduce_in_fp32, memory.h).
+    const double grad_bytes = model_state_bytes(scenario).gradients;
+    const std::string grad_name = grad_bytes == 4.0 ? "fp32" : "bf16";
+    const std::string grad_type = grad_bytes == 4.0 ? "float" : "bfloat16";
+    const std::string grad_times = " x " + num(static_cast<long long>(grad_bytes)) + " bytes";
     if (p.zero == 0) {
       Benchmark b = over(g, span, f);
-      b.title = "DP: gradient all-reduce over dp x cp, once per step (fp32 gradients)";
-      b.derivation = grads + " x 4 bytes";
+      b.title = "DP: gradient all-reduce over dp x cp, once per step (" + grad_name +
+                " gradients)";
+      b.derivation = grads + grad_times;
       b.collective = Collective::kAllReduce;
-      b.datatype = "float";
-      b.bytes = params.dense * 4.0;
+      b.datatype = grad_type;
+      b.bytes = params.dense * grad_bytes;
       cap_size(b);
       b.model_time_s = all_reduce_s(b.bytes, g, gpu);
-      b.link = link_name(g);
+      b.link = link_name(g, f);
       benches.push_back(b);
     } else {
       // Megatron-FSDP (ZeRO-3) gathers and reduce-scatters one transformer layer at a time
@@ -269,33 +288,30 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
                     : grads;
       Benchmark rs = over(g, span, f);
       rs.title = "DP (ZeRO-" + num(p.zero) +
-                 "): gradient reduce-scatter over dp x cp (fp32 gradients" +
+                 "): gradient reduce-scatter over dp x cp (" + grad_name + " gradients" +
                  std::string(per_layer ? ", one layer at a time, every micro-batch)" : ")");
-      rs.derivation = what + " x 4 bytes";
+      rs.derivation = what + grad_times;
       rs.collective = Collective::kReduceScatter;
-      rs.datatype = "float";
-      rs.bytes = moved * 4.0;
+      rs.datatype = grad_type;
+      rs.bytes = moved * grad_bytes;
       cap_size(rs);
       rs.model_time_s = reduce_scatter_s(rs.bytes, g, gpu);
-      rs.link = link_name(g);
+      rs.link = link_name(g, f);
       benches.push_back(rs);
-      // --fp8-param-gather keeps the weights in FP8: the gather moves one byte per weight (as
-      // uint8: a gather does no arithmetic, and nccl-tests' f8e4m3 needs NCCL >= 2.24).
-      const bool fp8_gather = fp8_param_gather(f);
+      // Weights are gathered in bf16, as priced (kWeightBytesPerParam; FP8 plans keep bf16
+      // weights beside Transformer Engine's FP8 copies, memory.h).
       Benchmark ag = over(g, span, f);
       ag.title =
-          "DP (ZeRO-" + num(p.zero) + "): " + std::string(fp8_gather ? "FP8" : "bf16") +
-          " weight all-gather over dp x cp" +
+          "DP (ZeRO-" + num(p.zero) + "): bf16 weight all-gather over dp x cp" +
           std::string(per_layer ? " (one layer at a time, every micro-batch, forward and backward)"
-                                : " (after the optimizer step)") +
-          (fp8_gather ? "; --fp8-param-gather" : "");
-      ag.derivation = what + (fp8_gather ? " x 1 byte (FP8)" : " x 2 bytes");
+                                : " (after the optimizer step)");
+      ag.derivation = what + " x 2 bytes";
       ag.collective = Collective::kAllGather;
-      ag.datatype = fp8_gather ? "uint8" : "bfloat16";
-      ag.bytes = moved * (fp8_gather ? 1.0 : 2.0);
+      ag.datatype = "bfloat16";
+      ag.bytes = moved * kWeightBytesPerParam;
       cap_size(ag);
       ag.model_time_s = reduce_scatter_s(ag.bytes, g, gpu);
-      ag.link = link_name(g);
+      ag.link = link_name(g, f);
       benches.push_back(ag);
     }
     if (params.expert > 0 && f.expert_dp > 1) {
@@ -305,14 +321,14 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
                 std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
                 " of the experts over expert-dp = dp*cp/ep";
       b.derivation =
-          num(static_cast<long long>(params.expert)) + " expert parameters per GPU x 4 bytes";
+          num(static_cast<long long>(params.expert)) + " expert parameters per GPU" + grad_times;
       b.collective = p.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;
-      b.datatype = "float";
-      b.bytes = params.expert * 4.0;
+      b.datatype = grad_type;
+      b.bytes = params.expert * grad_bytes;
       cap_size(b);
       b.model_time_s =
           p.zero == 0 ? all_reduce_s(b.bytes, eg, gpu) : reduce_scatter_s(b.bytes, eg, gpu);
-      b.link = link_name(eg);
+      b.link = link_name(eg, f);
       benches.push_back(b);
     }
   }
@@ -320,8 +336,15 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   std::ostringstream out;
   out << "#!/bin/bash\n";
   out << plan_header(scenario, plan, f, "nccl-tests for the collectives this plan relies on");
+  const std::string segment = slurm_segment_line(f);
   out << "# Build nccl-tests with MPI (make MPI=1) and run these inside an allocation (salloc -N "
-      << f.nodes << ").\n";
+      << f.nodes << (segment.empty() ? "" : " --segment=" + num(f.nodes_per_domain)) << ").\n";
+  if (f.mnnvl) {
+    out << "# Multi-node NVLink: a group priced on NVLink spans several nodes of one domain; "
+           "srun takes the\n";
+    out << "# allocation's first nodes, which --segment keeps in one domain (--format env: "
+           "NCCL_MNNVL_ENABLE, IMEX).\n";
+  }
   out << "# One task per GPU (-g 1); compare the busbw column with \"pplan assumes\". pplan "
          "prices\n";
   out << "# NVLink at " << format_fixed(nvlink(gpu).bytes_per_s / units::kBytesPerSecPerGBps, 1)

@@ -17,11 +17,17 @@ const char* py_bool(bool value) { return value ? "True" : "False"; }
 
 std::string py_int_or_none(bool has, long long value) { return has ? num(value) : "None"; }
 
-/// NeMo's precision plugin (recipes/precision/mixed_precision.py): delayed-scaling FP8 before
-/// Blackwell, MXFP8 on Blackwell.
+/// NeMo's precision plugin for the priced FP8 recipe (recipes/precision/mixed_precision.py):
+/// delayed scaling, per-tensor current scaling ("tensorwise"), subchannel = blockwise, MXFP8.
 const char* nemo_precision(const LaunchFacts& f) {
   if (!f.fp8) return "bf16_mixed";
-  return f.blackwell ? "bf16_with_mxfp8_mixed" : "bf16_with_fp8_mixed";
+  switch (f.fp8_recipe) {
+    case Fp8Recipe::kDelayed: return "bf16_with_fp8_mixed";
+    case Fp8Recipe::kCurrent: return "bf16_with_fp8_current_scaling_mixed";
+    case Fp8Recipe::kBlockwise: return "bf16_with_fp8_subchannel_scaling_mixed";
+    case Fp8Recipe::kMxfp8: return "bf16_with_mxfp8_mixed";
+  }
+  return "bf16_with_fp8_mixed";
 }
 
 bool explicit_uneven(const StageSplit& split) {
@@ -58,7 +64,12 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "from nemo.collections import llm\n";
   out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
       << "\n";
-  if (deepseek) out << "from nemo.utils.exp_manager import TimingCallback\n";
+  if (f.tp_overlap) {
+    out << "from nemo.lightning.pytorch.callbacks.megatron_comm_overlap import "
+           "MegatronCommOverlapCallback\n";
+  }
+  const bool set_callbacks = deepseek || f.tp_overlap;
+  if (set_callbacks) out << "from nemo.utils.exp_manager import TimingCallback\n";
   out << "\n";
   out << "recipe = llm." << recipe_name << ".pretrain_recipe(\n";
   out << "    name=\"pplan\", dir=\"/path/to/checkpoints\",  # PLACEHOLDER\n";
@@ -123,9 +134,13 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("model.config.recompute_num_layers", "None");
     set("model.config.recompute_modules", "[\"core_attn\"]");
   } else if (p.recompute == Recompute::kFull) {
+    // Partial recompute as NeMo's performance scripts write it (scripts/performance/helpers.py
+    // set_recompute_configs): method "block", the first N layers of every model chunk.
+    const bool block = f.recompute_layers > 0;
     set("model.config.recompute_granularity", "\"full\"");
-    set("model.config.recompute_method", "\"uniform\"");
-    set("model.config.recompute_num_layers", "1");
+    set("model.config.recompute_method", block ? "\"block\"" : "\"uniform\"");
+    set("model.config.recompute_num_layers", block ? num(f.recompute_layers) : "1",
+        block ? "layers recomputed per model chunk" : "");
     set("model.config.recompute_modules", "None");
   } else {
     set("model.config.recompute_granularity", "None");
@@ -146,7 +161,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("trainer.strategy.pipeline_model_parallel_size", num(p.pp));
   set("trainer.strategy.virtual_pipeline_model_parallel_size", p.vpp > 1 ? num(p.vpp) : "None");
   set("trainer.strategy.context_parallel_size", num(p.cp));
-  set("trainer.strategy.sequence_parallel", py_bool(p.sequence_parallel && p.tp > 1));
+  set("trainer.strategy.sequence_parallel", py_bool(f.sequence_parallel));
   set("trainer.strategy.expert_model_parallel_size", num(p.ep));
   set("trainer.strategy.expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
       f.moe ? "expert TP = TP, as priced" : "");
@@ -169,10 +184,16 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
         "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
     set("trainer.strategy.save_ckpt_format", "\"fsdp_dtensor\"");
   }
-  const bool overlap = scenario.training.overlap_grad_reduce;  // as the step-time model assumes
-  set("trainer.strategy.ddp.overlap_grad_reduce", py_bool(overlap));
-  set("trainer.strategy.ddp.overlap_param_gather", py_bool(overlap && p.zero >= 1));
-  set("trainer.strategy.ddp.grad_reduce_in_fp32", "True", "gradients reduced in fp32, as priced");
+  // The resolved training switches (model/framework.h), as priced.
+  set("trainer.strategy.ddp.overlap_grad_reduce", py_bool(f.grad_overlap));
+  set("trainer.strategy.ddp.overlap_param_gather", py_bool(f.param_overlap));
+  set("trainer.strategy.ddp.grad_reduce_in_fp32", py_bool(f.grad_fp32),
+      f.grad_fp32 ? "fp32 gradients, as priced" : "bf16 gradients, as priced");
+  if (f.cuda_graphs) {
+    // As NeMo 8cfedd72 scripts/performance/helpers.py set_cuda_graph_configs.
+    set("model.config.enable_cuda_graph", "True", "per-layer CUDA graphs, as priced");
+    set("trainer.strategy.use_te_rng_tracker", "True", "required by CUDA graphs");
+  }
 
   // Optimizer: fp32 master weights, gradients and moments (what pplan's 12 bytes/param count).
   set("optim.config.use_distributed_optimizer", py_bool(p.zero >= 1));
@@ -181,14 +202,33 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("optim.config.main_grads_dtype", "torch.float32");
   set("optim.config.exp_avg_dtype", "torch.float32");
   set("optim.config.exp_avg_sq_dtype", "torch.float32");
-  if (deepseek) {
-    set("trainer.callbacks", "[run.Config(TimingCallback)]",
-        "the recipe's DeepEP and communication-overlap callbacks change the plan");
+  if (set_callbacks) {
+    // TP overlap needs the callback that initialises Transformer Engine's userbuffers (NeMo
+    // 8cfedd72 nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py); its own DP overlap
+    // defaults are overridden with the priced ones.
+    std::string callbacks = "[run.Config(TimingCallback)";
+    if (f.tp_overlap) {
+      callbacks += ", run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True, "
+                   "overlap_grad_reduce=" +
+                   std::string(py_bool(f.grad_overlap)) +
+                   ", overlap_param_gather=" + py_bool(f.param_overlap) + ")";
+    }
+    callbacks += "]";
+    set("trainer.callbacks", callbacks,
+        deepseek ? "the recipe's DeepEP and communication-overlap callbacks change the plan"
+                 : "TP communication overlapped with the GEMMs, as priced");
   }
   set("trainer.plugins", std::string(nemo_precision(f)) + "()");
-  set("trainer.plugins.grad_reduce_in_fp32", "True");
-  if (f.fp8)
-    set("trainer.plugins.fp8_param_gather", py_bool(fp8_param_gather(f)), "as --format megatron");
+  set("trainer.plugins.grad_reduce_in_fp32", py_bool(f.grad_fp32));
+  if (f.fp8) {
+    // Weights stay bf16 beside Transformer Engine's FP8 copies, as priced (memory.h): no FP8
+    // parameter gather, and so no reuse of the gradient buffer for it.
+    set("trainer.plugins.fp8_param_gather", "False", "bf16 weight all-gather, as priced");
+    if (f.fp8_recipe == Fp8Recipe::kCurrent)
+      set("trainer.plugins.first_last_layers_bf16", "False", "every layer in FP8, as priced");
+    if (f.fp8_recipe == Fp8Recipe::kMxfp8)
+      set("trainer.plugins.reuse_grad_buf_for_mxfp8_param_ag", "False");
+  }
   out << "\n";
   // NeMo-Run's SlurmExecutor defaults to time="00:10:00": the job would be killed after ten
   // minutes.
@@ -198,6 +238,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
          "minutes)\n";
   out << "    nodes=" << f.nodes << ", ntasks_per_node=" << f.nproc_per_node
       << ", gpus_per_node=" << f.nproc_per_node << ", mem=\"0\", exclusive=True,\n";
+  if (!slurm_segment_line(f).empty()) {
+    out << "    segment=" << f.nodes_per_domain
+        << ",  # #SBATCH --segment: each NVLink domain's nodes in one block (--format slurm)\n";
+  }
   out << "    container_image=\"PLACEHOLDER_NEMO_CONTAINER\",  # e.g. nvcr.io/nvidia/nemo:YY.MM\n";
   out << "    tunnel=run.LocalTunnel(job_dir=\"/path/to/nemo-run-jobs\"),  # PLACEHOLDER\n";
   out << "    env_vars={\n";

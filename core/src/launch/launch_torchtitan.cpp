@@ -20,12 +20,6 @@ std::string torchrun_c10d(const LaunchFacts& f) {
          "\"$MASTER_ADDR:$MASTER_PORT\"";
 }
 
-/// CUDA graphs refuse PP and the standard EP token dispatcher (b5bcd76c trainer.py
-/// _validate_cuda_graphs); the trainer then has to be told to run without them.
-bool needs_no_cuda_graphs(const LaunchFacts& f) {
-  return f.parallel.pp > 1 || (f.moe && f.parallel.ep > 1);
-}
-
 /// What both torchtitan formats decide for a plan (the rules admitted exactly these).
 struct TitanChoices {
   TitanModel model;
@@ -79,17 +73,33 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   out << "from torchtitan.trainer import Trainer\n\n\n";
   out << "def pplan_plan() -> Trainer.Config:\n";
   out << "    config = base_config()\n";
-  out << "    # The registry's model with exactly the converters this plan trains with, and no "
-         "async TP:\n";
-  out << "    # pplan prices TP communication without overlap (llama3_405b() enables both).\n";
-  out << "    config.compile.enable_async_tensor_parallel = False\n";
+  // torch.compile of the model fuses kernels pplan prices as eager PyTorch (the host cost per
+  // kernel, model/framework.h); async TP needs it (b5bcd76c configs.py CompileConfig).
+  if (f.tp_overlap) {
+    out << "    # Async TP pipelines the TP collectives with the GEMMs, as priced; it needs the "
+           "model compiled,\n";
+    out << "    # which also fuses kernels that pplan prices as eager (the run may be a little "
+           "faster).\n";
+    out << "    config.compile.enable = True\n";
+    out << "    config.compile.components = [\"model\", \"loss\"]\n";
+    out << "    config.compile.enable_async_tensor_parallel = True\n";
+  } else {
+    out << "    # pplan prices eager kernels and TP communication without overlap: no compiled "
+           "model, no async TP\n";
+    out << "    # (llama3_405b() enables both).\n";
+    out << "    config.compile.components = [c for c in config.compile.components if c != "
+           "\"model\"]\n";
+    out << "    config.compile.enable_async_tensor_parallel = False\n";
+  }
+  out << "    # The registry's model with exactly the converters this plan trains with.\n";
   if (f.fp8) {
     out << "    model_compile_enabled = config.compile.enable and \"model\" in "
            "config.compile.components\n";
     out << "    config.model_spec = model_registry(" << python_str(model.flavor)
         << ", attn_backend=\"flex\", converters=[\n";
     // As config_registry.py llama3_405b / deepseek_v3_671b_float8: the LM head (and the MoE
-    // router) stay bf16; DeepSeek's expert GEMMs are converted too.
+    // router) stay bf16; DeepSeek's expert GEMMs are converted too. The converter's rowwise
+    // recipe scales from the tensor itself: the "current" recipe the rules admit.
     out << "        Float8LinearConverter.Config(filter_fqns="
         << (deepseek ? "[\"lm_head\", \"router.gate\"]" : "[\"lm_head\"]")
         << ", model_compile_enabled=model_compile_enabled),\n";
@@ -103,7 +113,7 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   }
   out << "    p = config.parallelism\n";
   out << "    p.tensor_parallel_degree = " << p.tp << "\n";
-  out << "    p.enable_sequence_parallel = " << py_bool(p.sequence_parallel && p.tp > 1) << "\n";
+  out << "    p.enable_sequence_parallel = " << py_bool(f.sequence_parallel) << "\n";
   out << "    p.context_parallel_degree = " << p.cp << "\n";
   out << "    p.pipeline_parallel_degree = " << p.pp << "\n";
   if (p.pp > 1) {
@@ -125,9 +135,16 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
       << f.global_batch << " x seq " << f.seq_len << "\n";
   out << "    t.max_context_length = " << f.seq_len << "\n";
   if (f.train_iters > 0) out << "    t.steps = " << f.train_iters << "\n";
-  if (needs_no_cuda_graphs(f)) {
-    out << "    t.disable_cuda_graphs = True  # CUDA graphs refuse pipeline parallelism and the "
-           "standard EP dispatcher\n";
+  // b5bcd76c trainer.py wraps forward+backward in a CUDA graph unless disabled; pplan prices
+  // the host's kernel launches unless training.cuda_graphs (the rules refuse graphs with PP or
+  // EP, which torchtitan's _validate_cuda_graphs rejects).
+  out << "    t.mixed_precision_reduce = \"float32\"  # gradients reduced in fp32, as priced\n";
+  if (f.cuda_graphs) {
+    out << "    t.disable_cuda_graphs = False  # forward+backward replayed from a CUDA graph, as "
+           "priced\n";
+  } else {
+    out << "    t.disable_cuda_graphs = True  # pplan prices the host launching every kernel "
+           "(training.cuda_graphs false)\n";
   }
   if (p.recompute == Recompute::kFull)
     out << "    config.activation_checkpoint = FullAC.Config()\n";
@@ -172,14 +189,16 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   out << "global_batch_size = " << f.global_batch << "\n";
   out << "seq_len = " << f.seq_len << "\n";
   out << "mixed_precision_param = \"bfloat16\"\n";
-  out << "mixed_precision_reduce = \"float32\"\n";
+  out << "mixed_precision_reduce = \"float32\"  # gradients reduced in fp32, as priced\n";
   if (f.train_iters > 0) out << "steps = " << f.train_iters << "\n";
   out << "\n[parallelism]\n";
   out << "data_parallel_replicate_degree = " << dp.replicate << "\n";
   out << "data_parallel_shard_degree = " << dp.shard << "  # " << dp.note << "\n";
   out << "fsdp_reshard_after_forward = " << toml_str(dp.reshard) << "\n";
   out << "tensor_parallel_degree = " << p.tp << "\n";
-  out << "enable_async_tensor_parallel = false  # pplan prices TP communication without overlap\n";
+  out << "enable_async_tensor_parallel = " << (f.tp_overlap ? "true" : "false")
+      << (f.tp_overlap ? "  # TP collectives pipelined with the GEMMs, as priced (needs [compile])\n"
+                       : "  # pplan prices TP communication without overlap\n");
   out << "context_parallel_degree = " << p.cp << "\n";
   if (p.cp > 1) {
     out << "context_parallel_rotate_method = \"alltoall\"  # pass K/V shards around the ring, as "
@@ -200,6 +219,12 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   }
   out << "\n[activation_checkpoint]\n";
   out << "mode = " << toml_str(p.recompute == Recompute::kFull ? "full" : "none") << "\n";
+  if (f.tp_overlap) {
+    // 238fa995 job_config.py: async TP is "currently only effective when compile is enabled".
+    out << "\n[compile]\n";
+    out << "enable = true  # async TP needs it; it also fuses kernels pplan prices as eager\n";
+    out << "components = [\"model\", \"loss\"]\n";
+  }
   if (f.fp8) {
     // As torchtitan 238fa995 deepseek_v3_671b.toml / llama3_405b.toml, with the FSDP gathers in
     // bf16 as priced.

@@ -52,12 +52,14 @@ int expert_dp_size(const ParallelConfig& p) {
   return static_cast<int>(std::max<long long>(1, dense_dp / std::max(1, p.ep)));
 }
 
-RankCoordinates rank_coordinates(const ParallelConfig& p, int gpus_per_node, int rank) {
+RankCoordinates rank_coordinates(const ParallelConfig& p, int gpus_per_node, int rank,
+                                 int nvlink_domain_gpus) {
   RankCoordinates c;
   gpus_per_node = std::max(1, gpus_per_node);
   c.rank = rank;
   c.node = rank / gpus_per_node;
   c.local_gpu = rank % gpus_per_node;
+  c.nvlink_domain = rank / std::max(gpus_per_node, nvlink_domain_gpus);
   c.tp = coordinate(rank, dim(p, Axis::kTp));
   c.cp = coordinate(rank, dim(p, Axis::kCp));
   c.dp = coordinate(rank, dim(p, Axis::kDp));
@@ -129,8 +131,32 @@ const char* group_kind_name(GroupKind kind) {
   return "";
 }
 
-ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
+namespace {
+
+/// "none", "nvlink" or "network" for a group priced with `g` (placement.h over domains).
+const char* link_of(const GroupPlacement& g) {
+  if (g.size <= 1) return "none";
+  return g.crosses_nodes() ? "network" : "nvlink";
+}
+
+/// The link the members of the group starting at `base` actually share: members ascend, so
+/// they share one NVLink domain iff the first and the last do (also for truncated listings).
+const char* link_of(const ParallelConfig& p, GroupKind kind, long long base, int domain_gpus) {
+  long long last = base;
+  long long members = 1;
+  for (const GroupPlacement& d : dims_of(p, kind)) {
+    last += (d.size - 1LL) * d.stride;
+    members *= d.size;
+  }
+  if (members <= 1) return "none";
+  return base / domain_gpus == last / domain_gpus ? "nvlink" : "network";
+}
+
+}  // namespace
+
+ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node, int nvlink_domain_gpus) {
   gpus_per_node = std::max(1, gpus_per_node);
+  const int domain_gpus = std::max(gpus_per_node, nvlink_domain_gpus);
   const long long world = world_size(p);
   const bool truncated = world > kMaxListedRanks;
   // Huge worlds: the first 8 nodes' ranks and the first 16 groups of each kind.
@@ -143,6 +169,8 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   j["world_size"] = world;
   j["gpus_per_node"] = gpus_per_node;
   j["nodes"] = (world + gpus_per_node - 1) / gpus_per_node;
+  j["nvlink_domain_gpus"] = domain_gpus;
+  j["nvlink_domains"] = (world + domain_gpus - 1) / domain_gpus;
   j["sizes"] = {{"tp", p.tp},         {"cp", p.cp},
                 {"ep", p.ep},         {"dp", p.dp},
                 {"pp", p.pp},         {"expert_tp", p.tp},
@@ -157,10 +185,13 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   for (Axis axis : {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kDp, Axis::kPp}) {
     static const char* const kNames[] = {"tp", "cp", "ep", "dp", "pp"};
     const GroupPlacement g = place_group(p, gpus_per_node, axis);
+    const GroupPlacement d = place_group(p, domain_gpus, axis);
     placement[kNames[static_cast<int>(axis)]] = {{"size", g.size},
                                                  {"stride", g.stride},
                                                  {"ranks_per_node", g.ranks_per_node},
-                                                 {"nodes", g.nodes}};
+                                                 {"nodes", g.nodes},
+                                                 {"nvlink_domains", d.nodes},
+                                                 {"link", link_of(d)}};
   }
   j["placement"] = placement;
   j["truncated"] = truncated;
@@ -173,10 +204,11 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   }
   ordered_json ranks = ordered_json::array();
   for (long long r = 0; r < listed_ranks; ++r) {
-    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(r));
+    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(r), domain_gpus);
     ranks.push_back({{"rank", c.rank},
                      {"node", c.node},
                      {"local_gpu", c.local_gpu},
+                     {"nvlink_domain", c.nvlink_domain},
                      {"tp", c.tp},
                      {"cp", c.cp},
                      {"ep", c.ep},
@@ -187,14 +219,20 @@ ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node) {
   j["ranks"] = ranks;
   ordered_json groups = ordered_json::object();
   ordered_json counts = ordered_json::object();
+  ordered_json links = ordered_json::object();
   for (GroupKind kind : {GroupKind::kTp, GroupKind::kCp, GroupKind::kDp, GroupKind::kDpCp,
                          GroupKind::kPp, GroupKind::kEp, GroupKind::kExpertDp,
                          GroupKind::kModelParallel, GroupKind::kEmbedding}) {
-    groups[group_kind_name(kind)] = rank_groups(p, kind, max_groups, max_members);
+    const std::vector<std::vector<int>> members = rank_groups(p, kind, max_groups, max_members);
+    ordered_json each = ordered_json::array();
+    for (const std::vector<int>& g : members) each.push_back(link_of(p, kind, g.front(), domain_gpus));
+    groups[group_kind_name(kind)] = members;
     counts[group_kind_name(kind)] = group_count(p, kind);
+    links[group_kind_name(kind)] = each;
   }
   j["group_counts"] = counts;
   j["groups"] = groups;
+  j["group_links"] = links;
   return j;
 }
 

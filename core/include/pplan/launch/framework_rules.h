@@ -26,25 +26,46 @@ struct LaunchProblem {
 const char* framework_name(LaunchFramework framework);
 
 /**
+ * The rules the search keeps to for a scenario's training.framework (specs.h): megatron-core ->
+ * kNemo, because its switch defaults are those of NVIDIA's NeMo / Megatron-Bridge recipes
+ * (model/framework.h [1]) and NeMo is where those recipes run; megatron-lm -> kMegatron
+ * (pretrain_gpt.py's own defaults, [2]); deepspeed -> kDeepSpeed; torchtitan -> kTorchtitan
+ * (the current config registry). NeMo and Megatron-LM share every rule (both run Megatron-Core).
+ */
+LaunchFramework launch_framework_of(Framework framework);
+
+/**
  * Every reason `framework` cannot run `parallel` for `scenario` the way pplan prices it, in a
  * fixed order: the grid (launch.*), Megatron-LM's own validation (megatron.*: for Megatron-LM,
  * NeMo, which runs Megatron-Core, and Megatron-DeepSpeed; the general ones for torchtitan too),
- * then the framework's own (torchtitan.*, deepspeed.*). NeMo has none of its own: every model
- * runs from a recipe whose architecture, MoE block and plan pplan overrides in full.
- * Empty = the generated configuration runs the priced plan.
+ * then the framework's own (torchtitan.*, deepspeed.*; for Megatron-LM and NeMo the training
+ * switches as Megatron-Core runs them). Every framework first checks that the scenario is
+ * priced for it (training.framework: the kernels per layer and the DP communication differ;
+ * Megatron-LM and NeMo run either Megatron framework), then that it can run each resolved switch
+ * (overlap, gradient dtype, TP overlap, CUDA graphs, FP8 recipe, partial recompute) as priced.
+ * NeMo has no rules of its own: every model runs from a recipe whose architecture, MoE block and
+ * plan pplan overrides in full. Empty = the generated configuration runs the priced plan.
  * Each rule cites the framework file and commit it comes from (framework_rules.cpp).
  *
  * Codes: launch.world_size_mismatch, launch.partial_node, launch.ep_without_moe,
  * launch.ep_not_divisible, launch.expert_grid; megatron.batch_not_divisible,
  * megatron.heads_not_divisible, megatron.query_groups, megatron.layers_not_divisible,
  * megatron.vpp_needs_pp, megatron.vpp_not_divisible, megatron.vpp_microbatches,
- * megatron.cp_seq_not_divisible, megatron.fp8_unsupported, megatron.rope_theta_not_integer;
- * torchtitan.no_model, torchtitan.tp_kv_heads, torchtitan.tp_without_sp, torchtitan.no_expert_tp,
- * torchtitan.ep_not_divisible, torchtitan.selective_recompute, torchtitan.no_zero1,
- * torchtitan.zero0_sharded, torchtitan.cp_allgather, torchtitan.tokens_not_divisible,
- * torchtitan.split_differs; deepspeed.zero_with_pipeline, deepspeed.zero0_pipeline,
+ * megatron.cp_seq_not_divisible, megatron.fp8_unsupported, megatron.fp8_recipe_hardware,
+ * megatron.rope_theta_not_integer, megatron.priced_for_another_framework,
+ * megatron.param_gather_needs_grad_reduce, megatron.cuda_graphs_full_recompute,
+ * megatron.cuda_graphs_dropout_recompute, megatron.cuda_graphs_moe, megatron.cuda_graphs_fsdp;
+ * torchtitan.priced_for_another_framework, torchtitan.no_model, torchtitan.tp_kv_heads,
+ * torchtitan.tp_without_sp, torchtitan.no_expert_tp, torchtitan.ep_not_divisible,
+ * torchtitan.selective_recompute, torchtitan.no_zero1, torchtitan.zero0_sharded,
+ * torchtitan.cp_allgather, torchtitan.tokens_not_divisible, torchtitan.split_differs,
+ * torchtitan.reduce_dtype, torchtitan.overlap_always, torchtitan.no_cuda_graphs,
+ * torchtitan.cuda_graphs_pipeline, torchtitan.fp8_recipe, torchtitan.partial_recompute;
+ * deepspeed.priced_for_another_framework, deepspeed.zero_with_pipeline, deepspeed.zero0_pipeline,
  * deepspeed.pipeline_no_overlap, deepspeed.pipeline_split, deepspeed.no_interleaving,
- * deepspeed.no_ring_cp, deepspeed.moe_not_generated, deepspeed.no_fp8.
+ * deepspeed.no_ring_cp, deepspeed.moe_not_generated, deepspeed.no_fp8, deepspeed.zero0_no_overlap,
+ * deepspeed.no_param_gather_overlap, deepspeed.zero0_fp32_grads,
+ * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs.
  */
 std::vector<LaunchProblem> framework_problems(LaunchFramework framework, const Scenario& scenario,
                                               const ParallelConfig& parallel);

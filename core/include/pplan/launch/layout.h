@@ -38,8 +38,9 @@ enum class GroupKind {
 /// Where one global rank sits and its coordinate on every axis.
 struct RankCoordinates {
   int rank = 0;
-  int node = 0;
-  int local_gpu = 0;
+  int node = 0;           ///< host: a SLURM node (a GB200 compute tray)
+  int local_gpu = 0;      ///< GPU index on its host
+  int nvlink_domain = 0;  ///< NVLink domain (an NVL72 rack; the node itself on DGX systems)
   int tp = 0;
   int cp = 0;
   int ep = 0;
@@ -59,8 +60,11 @@ int expert_dp_size(const ParallelConfig& parallel);
  * rank = tp + t·(cp + c·(dp + d·pp)) on the dense grid and
  * rank = tp + t·(ep + e·(expert_dp + x·pp)) on the expert grid.
  * Example: tp 2, pp 4, dp 2 (world 16): rank 13 -> tp 1, dp 0, pp 3 on node 1 (8 GPUs/node).
+ * Hosts hold gpus_per_node consecutive ranks and NVLink domains nvlink_domain_gpus of them
+ * (0: one domain per host): on GB200 NVL72 rank 73 is on node 18, domain 1.
  */
-RankCoordinates rank_coordinates(const ParallelConfig& parallel, int gpus_per_node, int rank);
+RankCoordinates rank_coordinates(const ParallelConfig& parallel, int gpus_per_node, int rank,
+                                 int nvlink_domain_gpus = 0);
 
 /**
  * Member lists of every group of `kind`, ordered as Megatron's
@@ -83,11 +87,15 @@ long long group_count(const ParallelConfig& parallel, GroupKind kind);
 const char* group_kind_name(GroupKind kind);
 
 /**
- * The `--format layout` document: order, sizes, rank formula, per-rank coordinates and the
- * member lists of every group. Worlds above kMaxListedRanks list their first ranks and groups
- * only and say so in "note".
+ * The `--format layout` document: order, sizes, rank formula, hosts and NVLink domains, per-rank
+ * coordinates (node = host, nvlink_domain), the member lists of every group and each group's
+ * link: "nvlink" when its members share an NVLink domain (even across hosts), "network" when
+ * they do not, "none" for a single rank. "links" gives each kind's link as pplan prices it (the
+ * placement of its first group, placement.h). Worlds above kMaxListedRanks list their first
+ * ranks and groups only and say so in "note". nvlink_domain_gpus 0 = one domain per host.
  */
-nlohmann::ordered_json layout_to_json(const ParallelConfig& parallel, int gpus_per_node);
+nlohmann::ordered_json layout_to_json(const ParallelConfig& parallel, int gpus_per_node,
+                                      int nvlink_domain_gpus = 0);
 
 /// The layout picture shows at most this many node rows: a longer replica keeps its first
 /// and last nodes and collapses the middle into one row (1024+ GPUs stay readable).
