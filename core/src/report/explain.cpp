@@ -1,3 +1,4 @@
+#include <chrono>
 #include "pplan/report/explain.h"
 
 #include <algorithm>
@@ -90,14 +91,22 @@ std::string first_error(const Estimate& e) {
   return "";
 }
 
-/// The best plan of a search under the scenario's pins changed by `pin`, if any fits.
-std::optional<Estimate> best_under(const Scenario& scenario, const std::function<void(ParallelConstraints&)>& pin) {
+/// Wall time all of one explanation's sub-searches share: each is a narrower question than the
+/// main search, and together they must not double a request's time on a huge space.
+constexpr double kSubSearchBudgetS = 1.0;
+
+/// The best plan of a search under the scenario's pins changed by `pin`, if any fits, within
+/// what is left of the explanation's budget (`spent_s` accumulates the sub-searches' time).
+std::optional<Estimate> best_under(const Scenario& scenario, const std::function<void(ParallelConstraints&)>& pin,
+                                   double& spent_s) {
   Scenario s = scenario;
   pin(s.parallel);
   SearchOptions options;
   options.top = 1;
-  options.time_budget_s = 1.0;  // a narrower question than the main search
+  options.time_budget_s = std::max(0.05, kSubSearchBudgetS - spent_s);
+  const auto started = std::chrono::steady_clock::now();
   SearchResult r = search(s, options);
+  spent_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (r.plans.empty()) return std::nullopt;
   return std::move(r.plans.front());
 }
@@ -144,6 +153,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   const double params = method.params;
   const double states = method.model_states_bytes;
   const long long min_gpus = method.min_gpus_per_replica;
+  double sub_search_s = 0;  // the sub-searches' shared budget, see best_under
   SearchOptions defaults;
   const std::string capped = capped_reason(result, defaults);
 
@@ -216,7 +226,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
       as_planned(c);
       c.pp = q;
       c.dp.reset();
-    });
+    }, sub_search_s);
     x.facts.smaller_pp_fits = fewer.has_value();
     if (fewer) {
       x.facts.smaller_pp_slower = fewer->step_time_s / best.step_time_s - 1.0;
@@ -253,7 +263,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
         c.pp = p.pp;
         c.cp = 1;
         c.dp.reset();
-      });
+      }, sub_search_s);
       x.facts.cp1_fits = no_cp.has_value();
       text += "c = " + num(p.cp) + " splits each " + num(scenario.training.seq_len) + "-token sequence into " +
               num(scenario.training.seq_len / p.cp) + "-token chunks; K/V chunks pass round a ring, " +
@@ -331,7 +341,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     const std::optional<Estimate> textbook = best_under(scenario, [&](ParallelConstraints& c) {
       c.tp = textbook_tp;
       c.zero = 1;
-    });
+    }, sub_search_s);
     const std::string label = textbook ? layout_text(textbook->parallel) + " (the textbook layout: TP across the NVLink domain, the fewest stages that fit, distributed optimizer)"
                                        : "TP " + num(textbook_tp) + " with the distributed optimizer (the textbook layout)";
     x.alternatives.push_back(alternative(label, textbook, best, "does not fit"));

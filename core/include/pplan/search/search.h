@@ -17,7 +17,7 @@ namespace pplan {
 struct SearchOptions {
   int top = 10;                       ///< plans returned: the recommended one, then other families
   long long max_configs = 4'000'000;  ///< cap on configurations whose memory or time is computed
-  double time_budget_s = 5.0;         ///< wall-time budget (the page must never freeze)
+  double time_budget_s = 3.0;         ///< wall-time budget (the page must never freeze; explain adds at most 1 s)
   /// Plans within this share of the fastest step count as tied; the simpler one wins
   /// (simplicity_key). 1%: below what the model can tell apart.
   double tie_tolerance = 0.01;
