@@ -338,7 +338,11 @@ TEST(HugeInputs, SearchSpaceBeyondTheCapIsCappedAndSaysSo) {
               response["search"]["configs_evaluated"].dump().c_str(), response["search"]["capped"].dump().c_str());
   ASSERT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 400);
   EXPECT_TRUE(response["search"]["capped"].get<bool>());
-  EXPECT_NE(response["search"].value("capped_reason", "").find("4000000 configurations"), std::string::npos)
+  // Whichever bound stops it first (the configuration cap, or the wall-time budget on a loaded
+  // machine), the answer says which.
+  const std::string reason = response["search"].value("capped_reason", "");
+  EXPECT_TRUE(reason.find("4000000 configurations") != std::string::npos ||
+              reason.find("time budget") != std::string::npos)
       << response["search"].dump();
   EXPECT_LT(seconds, 20.0);
 }

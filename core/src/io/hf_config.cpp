@@ -285,16 +285,15 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
 
   // Attention width: pplan's projections are hidden wide (head dim = hidden / heads).
   if (family == Family::kDeepseekV3) {
+    // Multi-head latent attention (DeepSeek-V2 §2.1, V3 §2.1.1), as pplan's model holds it.
+    json mla = json::object();
     for (const char* key :
          {"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"}) {
-      r.keep(key, "multi-head latent attention: approximated as MHA of width hidden");
+      mla[key] = r.count("mla", key);
     }
-    out.notes.push_back(
-        "DeepSeek-V3's multi-head latent attention is approximated as " + std::to_string(heads) +
-        "-head MHA of width " + std::to_string(hidden) +
-        ", as the deepseek-v3 preset does: about 1.12B more weights (+0.17%) and fewer "
-        "attention-core "
-        "FLOPs than MLA counted exactly (core/presets/models/deepseek-v3.json says how much).");
+    m["mla"] = mla;
+    r.record("mla", "q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim",
+             mla, "multi-head latent attention");
   } else if (r.has("head_dim")) {
     const long long head_dim = r.optional_count("head_dim").value_or(0);
     if (head_dim * heads != hidden) {
@@ -386,7 +385,11 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   const auto is = [&](const char* key, const json& v) {
     return config.contains(key) && config[key] == v;
   };
-  r.keep("rope_theta", "not a pplan model field on this branch: recorded only");
+  // The rotary base: Megatron's --rotary-base in the launch (RoFormer, Su et al. 2021).
+  if (!m.value("learned_positions", false) && r.has("rope_theta")) {
+    m["rope_theta"] = r.value("rope_theta");
+    r.record("rope_theta", "rope_theta", r.value("rope_theta"));
+  }
   r.keep("max_position_embeddings", "the training seq_len is the scenario's, not the model's");
   if (family == Family::kGpt2)
     r.keep("n_positions", "the position table pplan counts is seq_len long");
@@ -402,11 +405,6 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     out.notes.push_back(
         "Linear-layer and norm biases are not counted (a few hidden-sized vectors per "
         "layer, under 0.1% of the weights).");
-  }
-  if (r.has("rope_theta")) {
-    out.notes.push_back(
-        "rope_theta is recorded in mapped_from only: pplan's ModelSpec has no rotary "
-        "base on this branch (it changes no weight or FLOP).");
   }
   m["source"] = "imported from a Hugging Face config.json (" +
                 std::string(r.has("architectures") && config["architectures"][0].is_string()
