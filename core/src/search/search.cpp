@@ -230,6 +230,13 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
       std::map<std::array<int, 4>, LayerTimesPair> layer_cache;
       for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
         if (stats.capped) break;
+        // Also read the clock per pp: a space of mostly rejected configurations scores few,
+        // so the check among scored ones alone could let its walk run far past the budget.
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
+            options.time_budget_s) {
+          stop("time", tp, cp, pp);
+          break;
+        }
         const int dp = static_cast<int>(gpus / tp / cp / pp);
         if (pin.dp && *pin.dp != dp) continue;
         // The inner space size, to count a rejected subtree per configuration it covers.
