@@ -18,7 +18,7 @@ using pplan::testing::grid;
 
 TEST(RankLayout, MegatronDocstringExampleTp2Pp4Dp2) {
   const pplan::ParallelConfig p = grid(2, 1, 1, 2, 4);
-  EXPECT_EQ(pplan::world_size(p), 16);
+  EXPECT_EQ(pplan::world_ranks(p), 16);
   EXPECT_EQ(pplan::rank_groups(p, pplan::GroupKind::kTp),
             (Groups{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}, {10, 11}, {12, 13}, {14, 15}}));
   EXPECT_EQ(pplan::rank_groups(p, pplan::GroupKind::kDp),
@@ -85,7 +85,7 @@ TEST(RankLayout, EveryGroupKindPartitionsTheWorld) {
     // ep must divide dp·cp (Megatron: the expert grid tiles the world).
     const int dense_dp = p.dp * p.cp;
     do p.ep = pick(); while (dense_dp % p.ep != 0);
-    const int world = static_cast<int>(pplan::world_size(p));
+    const int world = static_cast<int>(pplan::world_ranks(p));
     for (pplan::GroupKind kind : kinds) {
       const Groups groups = pplan::rank_groups(p, kind);
       EXPECT_EQ(static_cast<long long>(groups.size()), pplan::group_count(p, kind));

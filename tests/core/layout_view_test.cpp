@@ -43,7 +43,7 @@ std::string read_text(const std::string& path) {
 TEST(ReplicaView, RankOfInvertsRankCoordinates) {
   for (const pplan::ParallelConfig& p :
        {grid(2, 1, 1, 2, 4), grid(2, 2, 1, 2, 2), grid(8, 1, 1, 16, 8), grid(1, 4, 2, 3, 5)}) {
-    for (int r = 0; r < pplan::world_size(p); ++r) {
+    for (int r = 0; r < pplan::world_ranks(p); ++r) {
       EXPECT_EQ(pplan::rank_of(p, pplan::rank_coordinates(p, 8, r)), r);
     }
   }

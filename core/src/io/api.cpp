@@ -245,7 +245,7 @@ ordered_json respond(const std::string& command, const json& document,
     const ChosenPlan chosen = chosen_plan(scenario);
     const Estimate& plan = chosen.plan;
     say_chosen(j, chosen);
-    const long long world = world_size(plan.parallel);
+    const long long world = world_ranks(plan.parallel);
     if (world == scenario.cluster.gpus) {
       j["view"] = replica_view_to_json(replica_view(plan.parallel, scenario.cluster.gpus_per_node),
                                        plan.parallel);

@@ -45,7 +45,6 @@ int coordinate(int rank, const GroupPlacement& d) { return (rank / d.stride) % d
 
 }  // namespace
 
-long long world_size(const ParallelConfig& p) { return 1LL * p.tp * p.cp * p.dp * p.pp; }
 
 int expert_dp_size(const ParallelConfig& p) {
   const long long dense_dp = 1LL * p.dp * p.cp;
@@ -77,13 +76,13 @@ long long rank_of(const ParallelConfig& p, const RankCoordinates& at) {
 long long group_count(const ParallelConfig& p, GroupKind kind) {
   long long members = 1;
   for (const GroupPlacement& d : dims_of(p, kind)) members *= d.size;
-  return world_size(p) / std::max(1LL, members);
+  return world_ranks(p) / std::max(1LL, members);
 }
 
 std::vector<std::vector<int>> rank_groups(const ParallelConfig& p, GroupKind kind,
                                           int max_groups, int max_members) {
   const std::vector<GroupPlacement> dims = dims_of(p, kind);
-  const long long world = world_size(p);
+  const long long world = world_ranks(p);
   long long members = 1;
   for (const GroupPlacement& d : dims) members *= d.size;
   std::vector<std::vector<int>> groups;
@@ -157,7 +156,7 @@ const char* link_of(const ParallelConfig& p, GroupKind kind, long long base, int
 ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node, int nvlink_domain_gpus) {
   gpus_per_node = std::max(1, gpus_per_node);
   const int domain_gpus = std::max(gpus_per_node, nvlink_domain_gpus);
-  const long long world = world_size(p);
+  const long long world = world_ranks(p);
   const bool truncated = world > kMaxListedRanks;
   // Huge worlds: the first 8 nodes' ranks and the first 16 groups of each kind.
   const long long listed_ranks = truncated ? std::min<long long>(world, 8LL * gpus_per_node) : world;
@@ -276,7 +275,7 @@ ReplicaView replica_view(const ParallelConfig& p, int gpus_per_node, int max_row
   v.gpus_per_node = std::max(1, gpus_per_node);
   const int gpn = v.gpus_per_node;
   max_rows = std::max(3, max_rows);
-  v.world_size = world_size(p);
+  v.world_size = world_ranks(p);
   v.nodes = (v.world_size + gpn - 1) / gpn;
   v.gpus_per_replica = 1LL * p.tp * p.cp * p.pp;
   v.replicas = p.dp;

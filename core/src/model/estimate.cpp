@@ -415,7 +415,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
   const int gpn = scenario.cluster.nvlink_domain_gpus;
   const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
-  const GroupPlacement edp_group = place_ranks(1LL * p.tp * p.ep, 1LL * p.dp * p.cp / std::max(1, p.ep), gpn);
+  const GroupPlacement edp_group = place_expert_dp_group(p, gpn);
   // DeepSpeed's ZeRO-3 gathers each parameter with flat all-gathers over the whole DP group:
   // Narayanan et al. 2021 Table 2 shows its step time flat from 384 to 1,536 GPUs, as when
   // every GPU's own NIC carries the whole (n−1)/n of the weights, not 1/k of them.

@@ -60,4 +60,14 @@ GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_no
   return place_ranks(parallel.tp, 1LL * parallel.cp * parallel.dp, gpus_per_node);
 }
 
+GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node) {
+  return place_ranks(1LL * parallel.tp * parallel.ep,
+                     std::max(1LL, 1LL * parallel.dp * parallel.cp / std::max(1, parallel.ep)),
+                     gpus_per_node);
+}
+
+long long world_ranks(const ParallelConfig& parallel) {
+  return 1LL * parallel.tp * parallel.cp * parallel.dp * parallel.pp;
+}
+
 }  // namespace pplan

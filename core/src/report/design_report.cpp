@@ -154,8 +154,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   dp.formula = 7;
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, stage);
   const GroupPlacement dense_group = place_dp_cp_group(p, gpn);
-  const GroupPlacement expert_group =
-      place_ranks(1LL * p.tp * p.ep, std::max(1LL, 1LL * p.dp * p.cp / std::max(1, p.ep)), gpn);
+  const GroupPlacement expert_group = place_expert_dp_group(p, gpn);
   double bytes_per_param = 0;
   if (p.zero == 0) {
     bytes_per_param = 8.0;

@@ -49,8 +49,6 @@ struct RankCoordinates {
   int expert_dp = 0;
 };
 
-/// Ranks in the world: tp·cp·dp·pp.
-long long world_size(const ParallelConfig& parallel);
 
 /// Ranks of the expert data-parallel group: dp·cp/ep (Megatron: world/(expert-tp·ep·pp)).
 int expert_dp_size(const ParallelConfig& parallel);

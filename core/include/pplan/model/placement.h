@@ -19,8 +19,14 @@ struct GroupPlacement {
 };
 
 /// Placement of a group of `size` ranks spaced `stride` apart in global rank order.
-/// Both are saturated to [1, 2^30] (only inconsistent pinned configs come near).
+/// Both are saturated to [1, 2^30] (only inconsistent pinned configs come near). Groups are
+/// taken to tile the NVLink domains (aligned): where they cannot (64-rank groups in 72-GPU
+/// NVL72 racks), this is the group that starts a domain, which is how NVIDIA's published
+/// GB200/GB300 runs behave (DeepSeek-V3 with EP 64 on 256 GB200s runs at NVLink speed).
 GroupPlacement place_ranks(long long stride, long long size, int gpus_per_node);
+
+/// tp·cp·dp·pp: the ranks of the job.
+long long world_ranks(const ParallelConfig& parallel);
 
 /**
  * Hosts of `group_gpus` GPUs that model replica 0 (data-parallel index 0) occupies in Megatron's
@@ -31,6 +37,10 @@ long long replica_hosts(const ParallelConfig& parallel, int group_gpus);
 
 /// The gradient-reduction group: DP × CP ranks (Megatron's dp-cp group), stride tp.
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node);
+
+/// The expert-data-parallel group: dp·cp/ep copies of each expert, stride tp·ep (Megatron's
+/// expert grid is carved out of DP×CP).
+GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node);
 
 /**
  * Placement of one group of `axis`. Global rank r = tp + t·(cp + c·(dp + d·pp)) (the dense
