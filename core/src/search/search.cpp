@@ -1,5 +1,6 @@
 #include "pplan/search/search.h"
 
+#include "pplan/launch/framework_rules.h"
 #include "pplan/model/memory.h"
 
 #include <algorithm>
@@ -365,6 +366,24 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                       break;
                     }
                     any_fit = true;
+                    // What training.framework cannot run is not a plan (launch refuses the same
+                    // code). A partial recompute it cannot express falls back to every layer,
+                    // which needs less memory still.
+                    if (const char* code = first_framework_problem(scenario, p)) {
+                      if (p.recompute_layers > 0 && !pin.recompute_layers) {
+                        ParallelConfig every_layer = p;
+                        every_layer.recompute_layers = 0;
+                        if (!first_framework_problem(scenario, every_layer)) {
+                          p = every_layer;
+                          peak = peak_stage_memory(scenario, p, split);
+                          code = nullptr;
+                        }
+                      }
+                      if (code) {
+                        reject(code, 1);
+                        continue;
+                      }
+                    }
                     const std::array<int, 4> key{mb, ep, sp, int(p.recompute)};
                     auto cached = layer_cache.find(key);
                     if (cached == layer_cache.end()) {
