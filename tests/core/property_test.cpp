@@ -466,7 +466,10 @@ TEST(HugeInputs, SearchSpaceBeyondTheCapIsCappedAndSaysSo) {
               response["search"]["configs_evaluated"].dump().c_str(), response["search"]["capped"].dump().c_str());
   ASSERT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 400);
   EXPECT_TRUE(response["search"]["capped"].get<bool>());
-  EXPECT_NE(response["search"].value("capped_reason", "").find("4000000 configurations"), std::string::npos)
+  // Capped by configurations or by the time budget, whichever comes first on this machine.
+  const std::string reason = response["search"].value("capped_reason", "");
+  EXPECT_TRUE(reason.find("4000000 configurations") != std::string::npos ||
+              reason.find("3 s time budget") != std::string::npos)
       << response["search"].dump();
   EXPECT_LT(seconds, 20.0);
 }

@@ -862,6 +862,12 @@ bool plan_independent_problem(std::string_view code) {
       "deepspeed.priced_for_another_framework",   // the scenario's framework
       "torchtitan.no_model",                      // its model registry, not a plan
       "torchtitan.split_differs",                 // module_fqns_per_model_part can set any split
+      // torchtitan runs CP, by all-gathering K/V rather than the ring pplan prices: a pricing
+      // difference the launch states, not a layout the framework cannot run (Llama 3 used CP).
+      "torchtitan.cp_allgather",
+      // DeepSpeed balances the layers over the stages itself (BLOOM ran 70 layers on pp 12):
+      // pplan's split is not the one that runs, which the launch states.
+      "deepspeed.pipeline_split",
       "torchtitan.reduce_dtype",                  // a training switch
       "torchtitan.fp8_recipe",                    // a training switch
       "torchtitan.no_cuda_graphs",                // a training switch
