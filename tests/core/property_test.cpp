@@ -17,6 +17,9 @@
 #include "pplan/io/api.h"
 #include "pplan/model/estimate.h"
 #include "pplan/io/json_io.h"
+#include "pplan/launch/layout.h"
+#include "pplan/report/design_report.h"
+#include "pplan/report/explain.h"
 #include "pplan/search/search.h"
 
 namespace pplan {
@@ -286,6 +289,131 @@ TEST(Properties, PlanOutputIsDeterministic) {
     ++requests;
   }
   std::printf("[ property ] deterministic: %d requests answered twice\n", requests);
+}
+
+
+// Possible figures ---------------------------------------------------------------------------
+// Every feasible estimate of random complete configs: 0 < MFU ≤ HFU < 1, achieved TFLOP/s per
+// GPU at most the peak of the precision, 0 ≤ bubble fraction < 1. A grid that does not tile the
+// cluster is untimed: no step time, MFU or days in evaluate, in the plan response, in the
+// report's Markdown or in the explanation.
+TEST(Properties, EveryFigureIsPossibleAndAnUntimedGridShowsNoTime) {
+  ScenarioGenerator g(1212);
+  int feasible = 0, untimed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    json doc = g.scenario();
+    doc["training"]["token_budget"] = 1e12;
+    const Scenario s = parse(doc);
+    const ParallelConfig p = random_config(g, s, g.pick<int>({1, 2, 4, 8}), g.pick<int>({1, 2, 4, 8}),
+                                           g.pick<int>({1, 2, 8, 32}), g.pick<int>({1, 1, 2}));
+    const Estimate e = evaluate(s, p);
+    const bool tiles = 1LL * p.tp * p.pp * p.dp * p.cp == s.cluster.gpus;
+    EXPECT_EQ(e.timed, tiles) << describe(doc, p);
+    EXPECT_GE(e.bubble_fraction, 0.0) << describe(doc, p);
+    EXPECT_LT(e.bubble_fraction, 1.0) << describe(doc, p);
+    if (e.feasible && e.timed) {
+      ++feasible;
+      // FP8 on a GPU without FP8 tensor cores is priced at the bf16 peak (the launch refuses it).
+      const double peak = s.training.precision == Precision::kFp8 && s.cluster.gpu.fp8_flops_per_s > 0
+                              ? s.cluster.gpu.fp8_flops_per_s
+                              : s.cluster.gpu.bf16_flops_per_s;
+      EXPECT_GT(e.mfu, 0.0) << describe(doc, p);
+      EXPECT_LE(e.mfu, e.hfu * (1 + 1e-12)) << describe(doc, p);
+      EXPECT_LT(e.hfu, 1.0) << describe(doc, p);
+      EXPECT_LE(e.tflops_per_gpu * 1e12, peak * (1 + 1e-12)) << describe(doc, p);
+      EXPECT_GT(e.days_to_train, 0.0) << describe(doc, p);
+    }
+    if (tiles || untimed >= 60) continue;
+    ++untimed;
+    const ordered_json j = estimate_to_json(e, s);
+    for (const char* key : {"step_time_s", "mfu", "hfu", "tflops_per_gpu", "days_to_train"}) {
+      EXPECT_TRUE(!j.contains(key) || j[key].is_null()) << key << ": " << describe(doc, p);
+    }
+    // The plan command on the pinned grid, its report and its explanation.
+    doc["parallel"] = json::parse(parallel_to_json(p).dump());
+    const json plan = json::parse(handle_request(json({{"command", "plan"}, {"top", 1}, {"scenario", doc}}).dump()));
+    ASSERT_TRUE(plan.value("ok", false)) << plan.dump().substr(0, 300);
+    for (const json& shown : plan["plans"]) {
+      if (1LL * shown["parallel"]["tp"].get<int>() * shown["parallel"]["pp"].get<int>() *
+              shown["parallel"]["dp"].get<int>() * shown["parallel"]["cp"].get<int>() ==
+          s.cluster.gpus) {
+        continue;
+      }
+      EXPECT_TRUE(shown["step_time_s"].is_null()) << shown.dump().substr(0, 300);
+    }
+    SearchResult one;
+    one.plans.push_back(e);
+    const Explanation x = explain(s, one);
+    const std::string markdown = report_markdown(design_report(s, e, x));
+    // The report's figure rows (its formula list may still name them) and the answer.
+    for (const char* row : {"| step time |", "| MFU |", "| days to train", "| wall-clock days"}) {
+      EXPECT_EQ(markdown.find(row), std::string::npos) << row << ": " << describe(doc, p);
+    }
+    std::string steps = x.thirty_second_answer;
+    for (const ExplanationStep& step : x.steps) steps += "\n" + step.text;
+    EXPECT_EQ(steps.find(" per step, MFU"), std::string::npos) << steps;
+    EXPECT_EQ(steps.find("% MFU"), std::string::npos) << steps;
+  }
+  std::printf("[ property ] possible figures: %d feasible estimates, %d untimed grids\n", feasible, untimed);
+  EXPECT_GT(feasible, 100);
+  EXPECT_GE(untimed, 30);
+}
+
+// Explanations agree with their numbers -----------------------------------------------------
+// For the search's answer on random scenarios: "p = q does not fit" only when no returned plan
+// of the same tp, cp and ep has q stages; no "does not fit by the hand count" for a plan that
+// fits; no "unpin" when nothing is pinned; no tensor-parallel text at t = 1; no context-parallel
+// text unless cp > 1; the report's replica placement names the nodes the layout gives replica 0.
+TEST(Properties, ExplanationStatementsAgreeWithTheNumbers) {
+  ScenarioGenerator g(4);
+  int explained = 0, smaller_pp_claims = 0;
+  for (int i = 0; i < 150; ++i) {
+    const json doc = g.scenario();
+    const Scenario s = parse(doc);
+    const SearchResult r = search(s, SearchOptions{});
+    if (r.plans.empty()) continue;
+    ++explained;
+    const Explanation x = explain(s, r);
+    const Estimate& best = r.plans.front();
+    const ParallelConfig& p = best.parallel;
+    std::string all = x.thirty_second_answer;
+    for (const ExplanationStep& step : x.steps) all += "\n" + step.title + ": " + step.text;
+    for (const Alternative& a : x.alternatives) all += "\n" + a.label + ": " + a.verdict;
+    const std::string where = describe(doc, p) + "\n" + all;
+    if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
+      ++smaller_pp_claims;
+      for (const Estimate& other : r.plans) {
+        EXPECT_FALSE(other.parallel.pp == x.facts.smaller_pp && other.parallel.tp == p.tp &&
+                     other.parallel.cp == p.cp && other.parallel.ep == p.ep)
+            << "claims p = " << x.facts.smaller_pp << " does not fit: " << where;
+      }
+    }
+    EXPECT_EQ(all.find("hand count"), std::string::npos) << where;
+    EXPECT_EQ(all.find("npin"), std::string::npos) << where;  // nothing is pinned here
+    if (p.tp == 1) {
+      EXPECT_EQ(all.find("TP collectives"), std::string::npos) << where;
+      EXPECT_EQ(all.find("Tensor parallel"), std::string::npos) << where;
+      EXPECT_EQ(all.find("Put TP"), std::string::npos) << where;
+      EXPECT_EQ(all.find("its collectives stay on NVLink"), std::string::npos) << where;
+    }
+    if (p.cp == 1) {
+      EXPECT_EQ(all.find("CP ="), std::string::npos) << where;
+      EXPECT_EQ(all.find("long sequence"), std::string::npos) << where;
+      EXPECT_EQ(all.find("Context"), std::string::npos) << where;
+    }
+    // Replica 0 (dp 0) per the layout's rank order: the nodes it occupies.
+    std::vector<int> nodes;
+    for (long long rank = 0; rank < s.cluster.gpus; ++rank) {
+      const RankCoordinates c = rank_coordinates(p, s.cluster.gpus_per_node, static_cast<int>(rank));
+      if (c.dp == 0 && std::find(nodes.begin(), nodes.end(), c.node) == nodes.end()) nodes.push_back(c.node);
+    }
+    const std::string markdown = report_markdown(design_report(s, best, x));
+    const std::string placement = std::to_string(nodes.size()) + (nodes.size() == 1 ? " node of " : " nodes of ");
+    EXPECT_NE(markdown.find(placement), std::string::npos) << placement << ": " << describe(doc, p);
+  }
+  std::printf("[ property ] explanations: %d scenarios, %d 'smaller p does not fit' claims checked\n",
+              explained, smaller_pp_claims);
+  EXPECT_GT(explained, 100);
 }
 
 // Huge inputs --------------------------------------------------------------------------------

@@ -234,10 +234,14 @@ using detail::num;
 /// pattern in which each "{}" is the next number and "{s}" the text (made safe for comments).
 class ProblemSink {
  public:
-  explicit ProblemSink(std::vector<LaunchProblem>* all) : all_(all) {}
+  /// `plan_only`: pass over the problems no parallel configuration can avoid or that only the
+  /// script writer has (plan_independent_problem), as the search does.
+  explicit ProblemSink(std::vector<LaunchProblem>* all, bool plan_only = false)
+      : all_(all), plan_only_(plan_only) {}
   /// Records a problem; true when the caller should stop (first-code mode).
   bool add(const char* code, const char* pattern, std::initializer_list<long long> numbers = {},
            std::string_view text = {}) {
+    if (plan_only_ && plan_independent_problem(code)) return false;
     if (first_ == nullptr) first_ = code;
     if (all_ == nullptr) return true;
     std::string message;
@@ -260,6 +264,7 @@ class ProblemSink {
 
  private:
   std::vector<LaunchProblem>* all_;
+  bool plan_only_;
   const char* first_ = nullptr;
 };
 
@@ -840,6 +845,42 @@ const char* first_framework_problem(LaunchFramework framework, const Scenario& s
                                     const ParallelConfig& parallel) {
   ProblemSink sink(nullptr);
   check(framework, scenario, parallel, sink);
+  return sink.first();
+}
+
+bool plan_independent_problem(std::string_view code) {
+  // The scenario as a whole (hardware, model, switches, the framework it is priced for) or
+  // what pplan's generators write, not what the framework runs: the launch says these, and a
+  // search that avoided them would only answer "nothing fits".
+  static constexpr std::string_view kCodes[] = {
+      "launch.partial_node",                      // whole nodes: the cluster, not the plan
+      "megatron.fp8_unsupported",                 // the GPU
+      "megatron.fp8_recipe_hardware",             // the GPU
+      "megatron.rope_theta_not_integer",          // the model's --rotary-base
+      "megatron.priced_for_another_framework",    // the scenario's framework
+      "torchtitan.priced_for_another_framework",  // the scenario's framework
+      "deepspeed.priced_for_another_framework",   // the scenario's framework
+      "torchtitan.no_model",                      // its model registry, not a plan
+      "torchtitan.split_differs",                 // module_fqns_per_model_part can set any split
+      // torchtitan runs CP, by all-gathering K/V rather than the ring pplan prices: a pricing
+      // difference the launch states, not a layout the framework cannot run (Llama 3 used CP).
+      "torchtitan.cp_allgather",
+      // DeepSpeed balances the layers over the stages itself (BLOOM ran 70 layers on pp 12):
+      // pplan's split is not the one that runs, which the launch states.
+      "deepspeed.pipeline_split",
+      "torchtitan.reduce_dtype",                  // a training switch
+      "torchtitan.fp8_recipe",                    // a training switch
+      "torchtitan.no_cuda_graphs",                // a training switch
+      "deepspeed.moe_not_generated",              // pplan's generator
+      "deepspeed.no_fp8",                         // the precision
+      "deepspeed.no_cuda_graphs",                 // a training switch
+  };
+  return std::find(std::begin(kCodes), std::end(kCodes), code) != std::end(kCodes);
+}
+
+const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel) {
+  ProblemSink sink(nullptr, /*plan_only=*/true);
+  check(launch_framework_of(scenario.training.framework), scenario, parallel, sink);
   return sink.first();
 }
 

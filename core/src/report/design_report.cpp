@@ -407,6 +407,12 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
     const TimeBreakdown& t = plan.time;
     s.text = "Slowest stage, " + format_fixed(plan.microbatches, 0) + " micro-batches per step, bubble " +
              pct(plan.bubble_fraction) + ".";
+    if (!plan.timed) {
+      // A grid that is not the cluster has no step time: only the reason (estimate.cpp).
+      s.text = "Not timed: tp·pp·dp·cp = " + std::to_string(1LL * p.tp * p.pp * p.dp * p.cp) +
+               " GPUs is not the cluster's " + std::to_string(gpus) + ", so no step time, MFU or days.";
+      r.sections.push_back(s);
+    } else {
     s.figures = {fig("step_time_s", "step time", plan.step_time_s, "s", 9),
                  fig("compute_s", "compute (forward + backward)", t.compute_s, "s", 9),
                  fig("recompute_s", "recomputation", t.recompute_s, "s", 9),
@@ -422,6 +428,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
       s.figures.push_back(fig("gpu_hours", "GPU-hours (no failures)", days * 24.0 * gpus, "", 12));
     }
     r.sections.push_back(s);
+    }
   }
 
   // 5. Checkpoints and failures.
@@ -458,7 +465,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
                  fig("restart_s", "restart time R", restart, "s", 22,
                      restart_given ? "the scenario's report.restart_s + read-back" : ""),
                  fig("goodput", "goodput", goodput, "%", 18)};
-    if (budget > 0 && goodput > 0) {
+    if (budget > 0 && goodput > 0 && plan.timed) {
       const double wall_days = days / goodput;
       s.figures.push_back(fig("wall_clock_days", "wall-clock days with failures", wall_days, "days", 19));
       s.figures.push_back(fig("expected_failures", "failures expected during training",

@@ -237,8 +237,9 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                  ", so p = " + num(p.pp) + ".";
       pp_title = "Pipeline across nodes: the fastest p";
     } else {
-      pp_text += " p = " + num(q) + " does not fit within the usable memory with any micro-batch, recomputation or ZeRO stage, so p = " +
-                 num(p.pp) + " is the smallest that does.";
+      pp_text += " p = " + num(q) + " does not fit at t = " + num(p.tp) + (p.cp > 1 ? ", c = " + num(p.cp) : "") +
+                 " within the usable memory with any micro-batch, recomputation or ZeRO stage, so p = " +
+                 num(p.pp) + " is the smallest that does there.";
       pp_title = "Pipeline across nodes: the smallest p that fits";
     }
   } else if (p.pp == 1) {
@@ -296,7 +297,10 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                          " GPUs, so the all-to-all stays on NVLink") +
               ": " + seconds(best.time.ep_comm_s) + " per step.";
     }
-    x.steps.push_back({4, "Context and expert parallelism", text});
+    x.steps.push_back({4, p.cp > 1 && p.ep > 1 ? "Context and expert parallelism"
+                          : p.cp > 1           ? "Context parallelism"
+                                               : "Expert parallelism",
+                       text});
   }
 
   // 5. Data parallelism and the ZeRO stage.
@@ -307,9 +311,11 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
 
   // 6. Tuning, and the tie rule's choice.
   std::string tune = "b = " + num(p.micro_batch) + ", " + recompute_text(p) +
-                     (p.sequence_parallel ? ", sequence parallel" : "") + ": " + seconds(best.step_time_s) +
-                     " per step, MFU " + pct(best.mfu) + " (" + format_fixed(best.tflops_per_gpu, 0) +
-                     " TFLOP/s per GPU), " + format_fixed(best.tokens_per_s / 1e6, 2) + "M tokens/s.";
+                     (p.sequence_parallel ? ", sequence parallel" : "") +
+                     (best.timed ? ": " + seconds(best.step_time_s) + " per step, MFU " + pct(best.mfu) + " (" +
+                                       format_fixed(best.tflops_per_gpu, 0) + " TFLOP/s per GPU), " +
+                                       format_fixed(best.tokens_per_s / 1e6, 2) + "M tokens/s."
+                                 : ": not timed, the grid is not the cluster.");
   if (best.time.host_s > 0.1 * best.step_time_s) {
     tune += " The GPU waits for the host " + pct(best.time.host_s / best.step_time_s) +
             " of the time: the kernels are too short; a larger micro-batch or CUDA graphs help.";
@@ -352,7 +358,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   }
   if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
     Alternative a;
-    a.label = "pp = " + num(x.facts.smaller_pp);
+    a.label = "pp = " + num(x.facts.smaller_pp) + " at tp = " + num(p.tp) + (p.cp > 1 ? ", cp = " + num(p.cp) : "");
     a.verdict = "does not fit within the usable memory";
     x.alternatives.push_back(a);
   }
@@ -381,7 +387,9 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " + pct(best.bubble_fraction) +
               " of the step. ";
   }
-  answer += "Expect about " + seconds(best.step_time_s) + " per step and " + pct(best.mfu) + " MFU.";
+  answer += best.timed ? "Expect about " + seconds(best.step_time_s) + " per step and " + pct(best.mfu) + " MFU."
+                       : "No step time: tp·pp·dp·cp = " + num(1LL * p.tp * p.pp * p.dp * p.cp) +
+                             " GPUs is not the cluster's " + num(cluster.gpus) + ".";
   if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
     answer += " (pp = " + num(x.facts.smaller_pp) + " does not fit.)";
   }

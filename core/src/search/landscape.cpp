@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "pplan/launch/framework_rules.h"
 #include "pplan/model/estimate.h"
 #include "pplan/model/pipeline.h"
 
@@ -222,7 +223,8 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
     fast.detailed = false;
     fast.layer_times = &cached->second;
     const Estimate e = evaluate(scenario, p, fast);
-    if (!e.feasible) continue;
+    // What the framework cannot run is not a point, as it is not a plan (search.cpp).
+    if (!e.feasible || first_framework_problem(scenario, p)) continue;
     const auto r = rank_of.find(config_key(p));
     const int rank = r == rank_of.end() ? -1 : r->second;
     if (rank >= 0) ranked_seen[rank] = true;

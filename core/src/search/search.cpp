@@ -1,5 +1,6 @@
 #include "pplan/search/search.h"
 
+#include "pplan/launch/framework_rules.h"
 #include "pplan/model/memory.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 namespace pplan {
 
@@ -22,9 +24,9 @@ std::string capped_reason(const SearchResult& result, const SearchOptions& optio
                               : "it scored its cap of " + std::to_string(options.max_configs) + " configurations";
   return "The search stopped early: " + why + " at tp " + std::to_string(s.capped_at_tp) + ", cp " +
          std::to_string(s.capped_at_cp) + ", pp " + std::to_string(s.capped_at_pp) +
-         " (it walks tp inside the NVLink domain first, then cp and pp from small to large), so "
-         "these are the best plans of those it reached, not necessarily of the whole space. Pin tp, "
-         "pp or cp to narrow it.";
+         " (it visits the tp inside the NVLink domain in turn before the others, each coarse "
+         "to fine over cp·pp), so these are the best plans of those it reached, not necessarily of "
+         "the whole space. Pin tp, pp or cp to narrow it.";
 }
 
 std::vector<int> divisors(long long n) {
@@ -186,6 +188,66 @@ std::vector<int> tp_order(std::vector<int> candidates, int domain_gpus) {
   return candidates;
 }
 
+/// One (tp, cp, pp) of the walk; dp follows.
+struct Grid {
+  int tp, cp, pp;
+};
+
+/**
+ * The (tp, cp, pp) grids in the order a capped walk should visit them: the tp inside the
+ * NVLink domain in turn, then the others in turn (tp_order), each taking its next grid coarse to fine over the range of model-parallel sizes cp·pp, so
+ * a cap thins every tp's grids evenly rather than cutting whole tp values or the large cp·pp. An uncapped walk
+ * visits the same grids, so its answer does not depend on the order (the pruning is exact).
+ */
+std::vector<Grid> walk_order(const ParallelConstraints& pin, long long gpus, int domain_gpus) {
+  std::vector<std::vector<Grid>> per_tp;
+  for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), domain_gpus)) {
+    std::vector<Grid> grids;
+    for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
+      for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) grids.push_back({tp, cp, pp});
+    }
+    std::stable_sort(grids.begin(), grids.end(), [](const Grid& a, const Grid& b) {
+      return std::make_pair(1LL * a.cp * a.pp, a.cp) < std::make_pair(1LL * b.cp * b.pp, b.cp);
+    });
+    // Coarse to fine over that range (bit-reversed index order: first, middle, quarters, ...):
+    // a huge model's best grid sits at a large cp·pp, which a walk from the small end would
+    // reach last.
+    std::size_t span = 1;
+    int bits = 0;
+    while (span < grids.size()) {
+      span <<= 1;
+      ++bits;
+    }
+    std::vector<Grid> spread;
+    spread.reserve(grids.size());
+    for (std::size_t i = 0; i < span; ++i) {
+      std::size_t reversed = 0;
+      for (int b = 0; b < bits; ++b) reversed |= ((i >> b) & 1u) << (bits - 1 - b);
+      if (reversed < grids.size()) spread.push_back(grids[reversed]);
+    }
+    per_tp.push_back(std::move(spread));
+  }
+  // Round robin over the tp inside the NVLink domain, then over the rest.
+  std::vector<Grid> order;
+  const auto inside_end = std::find_if(per_tp.begin(), per_tp.end(), [domain_gpus](const auto& g) {
+    return !g.empty() && g.front().tp > domain_gpus;
+  });
+  for (auto [from, to] : {std::make_pair(per_tp.begin(), inside_end),
+                          std::make_pair(inside_end, per_tp.end())}) {
+    for (std::size_t round = 0;; ++round) {
+      bool any = false;
+      for (auto grids = from; grids != to; ++grids) {
+        if (round < grids->size()) {
+          order.push_back((*grids)[round]);
+          any = true;
+        }
+      }
+      if (!any) break;
+    }
+  }
+  return order;
+}
+
 }  // namespace
 
 bool simpler(const Estimate& a, const Estimate& b) { return simplicity_key(a) < simplicity_key(b); }
@@ -222,21 +284,20 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     stats.capped_at_cp = cp;
     stats.capped_at_pp = pp;
   };
-  for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), scenario.cluster.nvlink_domain_gpus)) {
+  // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
+  std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
+  for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
-    for (int cp : pinned_or(pin.cp, divisors(gpus / tp))) {
-      if (stats.capped) break;
-      // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
-      std::map<std::array<int, 4>, LayerTimesPair> layer_cache;
-      for (int pp : pinned_or(pin.pp, divisors(gpus / tp / cp))) {
-        if (stats.capped) break;
-        // Also read the clock per pp: a space of mostly rejected configurations scores few,
-        // so the check among scored ones alone could let its walk run far past the budget.
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
-            options.time_budget_s) {
-          stop("time", tp, cp, pp);
-          break;
-        }
+    const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
+    // Read the clock per grid as well: a space of mostly rejected configurations scores few,
+    // so the check among scored ones alone could let its walk run far past the budget.
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
+        options.time_budget_s) {
+      stop("time", tp, cp, pp);
+      break;
+    }
+    {
+      {
         const int dp = static_cast<int>(gpus / tp / cp / pp);
         if (pin.dp && *pin.dp != dp) continue;
         // The inner space size, to count a rejected subtree per configuration it covers.
@@ -372,7 +433,25 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                       break;
                     }
                     any_fit = true;
-                    const std::array<int, 4> key{mb, ep, sp, int(p.recompute)};
+                    // What training.framework cannot run is not a plan (launch refuses the same
+                    // code). A partial recompute it cannot express falls back to every layer,
+                    // which needs less memory still.
+                    if (const char* code = first_framework_problem(scenario, p)) {
+                      if (p.recompute_layers > 0 && !pin.recompute_layers) {
+                        ParallelConfig every_layer = p;
+                        every_layer.recompute_layers = 0;
+                        if (!first_framework_problem(scenario, every_layer)) {
+                          p = every_layer;
+                          peak = peak_stage_memory(scenario, p, split);
+                          code = nullptr;
+                        }
+                      }
+                      if (code) {
+                        reject(code, 1);
+                        continue;
+                      }
+                    }
+                    const std::array<int, 6> key{tp, cp, mb, ep, sp, int(p.recompute)};
                     auto cached = layer_cache.find(key);
                     if (cached == layer_cache.end()) {
                       cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;

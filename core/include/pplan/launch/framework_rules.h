@@ -5,6 +5,7 @@
 /// first_framework_problem() for every candidate to keep to what a framework can launch.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pplan/specs.h"
@@ -78,5 +79,18 @@ std::vector<LaunchProblem> framework_problems(LaunchFramework framework, const S
  */
 const char* first_framework_problem(LaunchFramework framework, const Scenario& scenario,
                                     const ParallelConfig& parallel);
+
+/**
+ * What the search keeps to: the code of the first problem the scenario's own framework
+ * (launch_framework_of(training.framework)) has with `parallel` that a different parallel
+ * configuration could avoid, or nullptr. The same rules as framework_problems(), passing over
+ * plan_independent_problem() codes. Allocates nothing.
+ */
+const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// Codes no parallel configuration avoids (the GPU, the model, the switches, the framework the
+/// scenario is priced for) or that only pplan's script writer has (deepspeed.moe_not_generated,
+/// torchtitan.split_differs): the launch reports them, the search does not reject for them.
+bool plan_independent_problem(std::string_view code);
 
 }  // namespace pplan
