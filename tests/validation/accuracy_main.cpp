@@ -1,7 +1,10 @@
 // pplan_accuracy: how close pplan comes to the published and measured runs in tests/data/.
 //   pplan_accuracy [--data DIR] cases     every published figure beside pplan's
 //   pplan_accuracy [--data DIR] summary   per metric, per source, Korthikanti Table 5, vTrain
-// The README's accuracy tables are this program's `readme` output (checked by ctest).
+//   pplan_accuracy [--data DIR] measured  every vTrain run beside pplan's step time
+//   pplan_accuracy readme                 the README's accuracy section, as Markdown
+//   pplan_accuracy readme --write FILE    regenerates every generated block of FILE (README.md)
+//   pplan_accuracy readme --check FILE    exit 1, saying so, when a block differs (ctest runs it)
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,6 +12,8 @@
 #include <string>
 
 #include "accuracy.h"
+#include "readme.h"
+#include "readme_blocks.h"
 
 namespace {
 
@@ -105,15 +110,26 @@ void print_measured(const MeasuredScore& m) {
 int main(int argc, char** argv) {
   std::string data = PPLAN_DATA_DIR;
   std::string command = "summary";
+  std::string write_path, check_path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--data" && i + 1 < argc) {
       data = argv[++i];
+    } else if (arg == "--write" && i + 1 < argc) {
+      write_path = argv[++i];
+    } else if (arg == "--check" && i + 1 < argc) {
+      check_path = argv[++i];
     } else {
       command = arg;
     }
   }
   try {
+    if (command == "readme") {
+      if (!write_path.empty()) return write_readme(write_path, data);
+      if (!check_path.empty()) return check_readme(check_path, data);
+      std::fputs(accuracy_markdown(data).c_str(), stdout);
+      return 0;
+    }
     const auto published = nlohmann::json::parse(read_text(data + "/published-runs.json"));
     const std::vector<CaseRun> runs = run_published(published);
     if (command == "cases") {
