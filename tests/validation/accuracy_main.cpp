@@ -19,34 +19,6 @@ namespace {
 
 using namespace pplan::validation;
 
-std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot read " + path);
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  return buffer.str();
-}
-
-std::string pct(double x) {
-  if (std::isnan(x)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string signed_pct(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
-
 void print_cases(const std::vector<CaseRun>& runs) {
   std::printf("%-50s %-24s %10s %10s %8s  %-4s %s\n", "case", "metric", "published", "pplan", "error",
               "fits", "tags");
@@ -130,14 +102,14 @@ int main(int argc, char** argv) {
       std::fputs(accuracy_markdown(data).c_str(), stdout);
       return 0;
     }
-    const auto published = nlohmann::json::parse(read_text(data + "/published-runs.json"));
+    const auto published = nlohmann::json::parse(read_file_text(data + "/published-runs.json"));
     const std::vector<CaseRun> runs = run_published(published);
     if (command == "cases") {
       print_cases(runs);
       return 0;
     }
     if (command == "measured") {
-      const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+      const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));
       for (const MeasuredRun& r : run_measured(measured)) {
         std::printf("%-22s %9.4f s measured %9.4f s pplan %8s\n", r.id.c_str(), r.measured_s,
                     r.predicted_s, signed_pct(r.predicted_s / r.measured_s - 1).c_str());
@@ -147,7 +119,7 @@ int main(int argc, char** argv) {
     print_summary(score_published(runs));
     std::printf("\n");
     print_korthikanti(runs);
-    const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+    const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));
     print_measured(score_measured(run_measured(measured)));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pplan_accuracy: %s\n", e.what());

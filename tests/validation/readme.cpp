@@ -18,26 +18,6 @@ const std::string kOpen = "<!-- ";
 const std::string kBegin = ": begin -->";
 const std::string kEnd = ": end -->";
 
-std::string pct(double x) {
-  if (std::isnan(x)) return "–";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string signed_pct(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string fixed(double x, int digits) {
-  if (std::isnan(x)) return "–";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
-
 /// A share of all cases with its count: "89.9% (116/129)".
 std::string share(double fraction, int cases) {
   const int n = static_cast<int>(std::lround(fraction * cases));
@@ -96,6 +76,26 @@ std::string figure_text(const std::string& metric, double value) {
 }
 
 }  // namespace
+
+std::string pct(double x) {
+  if (std::isnan(x)) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string signed_pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string fixed(double x, int digits) {
+  if (std::isnan(x)) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
 
 std::vector<MarkdownBlock> generated_blocks(const std::string& markdown) {
   std::vector<MarkdownBlock> blocks;

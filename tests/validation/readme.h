@@ -38,4 +38,9 @@ int first_difference_line(const std::string& a, const std::string& b);
 /// Reads a whole file; throws naming it when it cannot.
 std::string read_file_text(const std::string& path);
 
+/// Figures as the README and pplan_accuracy print them: "3.5%", "+0.9%", "0.85" ("–" for NaN).
+std::string pct(double fraction);
+std::string signed_pct(double fraction);
+std::string fixed(double x, int digits);
+
 }  // namespace pplan::validation
