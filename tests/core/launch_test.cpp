@@ -1002,6 +1002,9 @@ TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
           EXPECT_EQ(x.architecture, "ampere");
         else if (code == "megatron.vpp_needs_pp")
           EXPECT_EQ(pp, 1);
+        else if (code == "megatron.cp_needs_te_attention")  // Megatron-LM on Ampere: unfused
+          EXPECT_TRUE(cp > 1 && x.architecture == "ampere" &&
+                      s["training"].value("framework", "") == "megatron-lm");
         else if (code == "megatron.vpp_microbatches") {
           const int m = global_batch / (mbs * dp);
           EXPECT_TRUE(m < pp || m % pp != 0);

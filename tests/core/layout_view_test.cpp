@@ -188,7 +188,9 @@ TEST(ReplicaView, ApiAnswersForTheChosenPlan) {
   EXPECT_EQ(r["view"]["rows"][1]["node"], 16);
   EXPECT_EQ(r["view"]["links"]["pp"]["link"], "network");
 
-  // Open fields are filled by the search: cp = 4 completes tp 8 · pp 8 · dp 4 on 1024 GPUs.
+  // Open fields are filled by the search: cp = 4 completes tp 8 · pp 8 · dp 4 on 1024 GPUs
+  // (with Transformer Engine's attention: Megatron's unfused one refuses CP).
+  scenario["training"]["flash_attention"] = true;
   scenario["parallel"] = {{"tp", 8}, {"pp", 8}, {"dp", 4}};
   const nlohmann::json filled = nlohmann::json::parse(
       pplan::handle_request(nlohmann::json{{"command", "layout_view"}, {"scenario", scenario}}.dump()));

@@ -61,6 +61,24 @@ TEST(FrameworkAwareSearch, Gpt3OnMegatronLmLaunchesAsItIsAndPrefersTheDistribute
 }
 
 // DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only (deepspeed/runtime/pipe/engine.py).
+// Megatron-LM on A100 prices Megatron's unfused attention (flash_attention false), whose
+// DotProductAttention asserts context_parallel_size == 1 (dot_product_attention.py): no plan
+// may use CP, however the bubble would shrink. With Transformer Engine's attention it may.
+TEST(FrameworkAwareSearch, MegatronUnfusedAttentionNeverAnswersCp) {
+  const Scenario s = gpt3_on("megatron-lm");
+  ASSERT_FALSE(s.training.flash_attention);
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  for (const Estimate& e : r.plans) EXPECT_EQ(e.parallel.cp, 1) << layout(e.parallel);
+  EXPECT_GT(r.stats.rejected_by_reason.count("megatron.cp_needs_te_attention"), 0u);
+  ParallelConfig with_cp = r.plans.front().parallel;
+  with_cp.cp = 2;
+  with_cp.dp /= 2;
+  Scenario fused = s;
+  fused.training.flash_attention = true;
+  EXPECT_EQ(first_framework_problem(LaunchFramework::kMegatron, fused, with_cp), nullptr);
+}
+
 TEST(FrameworkAwareSearch, DeepSpeedNeverAnswersZero2Or3WithAPipeline) {
   const Scenario s = gpt3_on("deepspeed");
   const SearchResult r = search(s, SearchOptions{});

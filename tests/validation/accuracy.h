@@ -73,9 +73,11 @@ struct ErrorStats {
   double median = 0;    ///< median |error|
   double mean = 0;      ///< mean |error|
   double bias = 0;      ///< median signed error (primary: + = pplan predicts a faster run)
-  double within10 = 0;  ///< share of cases with |error| <= 10%
+  double within5 = 0;   ///< share of cases with |error| <= 5% (of all cases asked for)
+  double within10 = 0;
   double within15 = 0;
   double within20 = 0;
+  double within25 = 0;
   double spearman = 0;  ///< rank correlation of predicted with published
 };
 

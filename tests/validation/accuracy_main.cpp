@@ -1,7 +1,10 @@
 // pplan_accuracy: how close pplan comes to the published and measured runs in tests/data/.
 //   pplan_accuracy [--data DIR] cases     every published figure beside pplan's
 //   pplan_accuracy [--data DIR] summary   per metric, per source, Korthikanti Table 5, vTrain
-// The README's accuracy tables are this program's `readme` output (checked by ctest).
+//   pplan_accuracy [--data DIR] measured  every vTrain run beside pplan's step time
+//   pplan_accuracy readme                 the README's accuracy section, as Markdown
+//   pplan_accuracy readme --write FILE    regenerates every generated block of FILE (README.md)
+//   pplan_accuracy readme --check FILE    exit 1, saying so, when a block differs (ctest runs it)
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -9,38 +12,12 @@
 #include <string>
 
 #include "accuracy.h"
+#include "readme.h"
+#include "readme_blocks.h"
 
 namespace {
 
 using namespace pplan::validation;
-
-std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot read " + path);
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  return buffer.str();
-}
-
-std::string pct(double x) {
-  if (std::isnan(x)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string signed_pct(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
-  return b;
-}
-
-std::string fixed(double x, int digits) {
-  if (std::isnan(x)) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.*f", digits, x);
-  return b;
-}
 
 void print_cases(const std::vector<CaseRun>& runs) {
   std::printf("%-50s %-24s %10s %10s %8s  %-4s %s\n", "case", "metric", "published", "pplan", "error",
@@ -105,23 +82,34 @@ void print_measured(const MeasuredScore& m) {
 int main(int argc, char** argv) {
   std::string data = PPLAN_DATA_DIR;
   std::string command = "summary";
+  std::string write_path, check_path;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--data" && i + 1 < argc) {
       data = argv[++i];
+    } else if (arg == "--write" && i + 1 < argc) {
+      write_path = argv[++i];
+    } else if (arg == "--check" && i + 1 < argc) {
+      check_path = argv[++i];
     } else {
       command = arg;
     }
   }
   try {
-    const auto published = nlohmann::json::parse(read_text(data + "/published-runs.json"));
+    if (command == "readme") {
+      if (!write_path.empty()) return write_readme(write_path, data);
+      if (!check_path.empty()) return check_readme(check_path, data);
+      std::fputs(accuracy_markdown(data).c_str(), stdout);
+      return 0;
+    }
+    const auto published = nlohmann::json::parse(read_file_text(data + "/published-runs.json"));
     const std::vector<CaseRun> runs = run_published(published);
     if (command == "cases") {
       print_cases(runs);
       return 0;
     }
     if (command == "measured") {
-      const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+      const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));
       for (const MeasuredRun& r : run_measured(measured)) {
         std::printf("%-22s %9.4f s measured %9.4f s pplan %8s\n", r.id.c_str(), r.measured_s,
                     r.predicted_s, signed_pct(r.predicted_s / r.measured_s - 1).c_str());
@@ -131,7 +119,7 @@ int main(int argc, char** argv) {
     print_summary(score_published(runs));
     std::printf("\n");
     print_korthikanti(runs);
-    const auto measured = nlohmann::json::parse(read_text(data + "/vtrain-single-node.json"));
+    const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));
     print_measured(score_measured(run_measured(measured)));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "pplan_accuracy: %s\n", e.what());

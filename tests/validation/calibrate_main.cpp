@@ -9,20 +9,13 @@
 #include <string>
 
 #include "calibrate.h"
+#include "readme.h"
 #include "pplan/io/json_io.h"
 
 namespace {
 
 using namespace pplan;
 using namespace pplan::validation;
-
-std::string read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot read " + path);
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  return buffer.str();
-}
 
 /// 4 significant digits: the constants are not known better, and the file stays readable.
 double rounded(double x) {
@@ -39,10 +32,10 @@ int main(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "fit";
   const bool write = argc > 2 && std::string(argv[2]) == "--write";
   try {
-    const auto published = prepare_published(nlohmann::json::parse(read_text(data + "/published-runs.json")));
-    const auto measured = prepare_measured(nlohmann::json::parse(read_text(data + "/vtrain-single-node.json")));
-    const nlohmann::ordered_json document = nlohmann::ordered_json::parse(read_text(calibration_path));
-    const Calibration committed = parse_calibration(nlohmann::json::parse(read_text(calibration_path)), calibration_path);
+    const auto published = prepare_published(nlohmann::json::parse(read_file_text(data + "/published-runs.json")));
+    const auto measured = prepare_measured(nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json")));
+    const nlohmann::ordered_json document = nlohmann::ordered_json::parse(read_file_text(calibration_path));
+    const Calibration committed = parse_calibration(nlohmann::json::parse(read_file_text(calibration_path)), calibration_path);
     if (command == "fit") {
       Calibration fitted = fit_calibration(published, measured, committed);
       for (const FittedConstant& f : fitted_constants()) *f.get(fitted) = rounded(*f.get(fitted));

@@ -14,17 +14,6 @@
 
 namespace pplan {
 
-namespace {
-
-/// Whether the DP weight all-gather is hidden, as estimate.cpp prices it: the switch, or
-/// DeepSpeed's own ZeRO-3 prefetch (overlap_comm is on by default for stage 3). The twin of
-/// model/framework.h overlaps_grad_reduce(), which has no such function for the gather yet.
-bool overlaps_param_gather(const TrainingSpec& t, int zero) {
-  return t.overlap_param_gather || (t.framework == Framework::kDeepSpeed && zero >= 3);
-}
-
-}  // namespace
-
 namespace detail {
 
 LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
@@ -377,6 +366,17 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
                "--seq-length {} is not divisible by 2*CP = {} (Megatron-LM d98e8a64 "
                "validate_args)",
                {f.seq_len, 2 * p.cp})) {
+    return true;
+  }
+  // Megatron's own attention (flash_attention false: --attention-backend unfused) asserts
+  // context_parallel_size == 1; CP runs only in Transformer Engine's attention (Megatron-LM
+  // d98e8a64 megatron/core/transformer/dot_product_attention.py DotProductAttention.__init__).
+  if (p.cp > 1 && !s.training.flash_attention &&
+      sink.add("megatron.cp_needs_te_attention",
+               "CP = {} needs Transformer Engine's attention, but the plan is priced with "
+               "Megatron's unfused attention (training.flash_attention = false), which refuses "
+               "context parallelism (Megatron-LM d98e8a64 dot_product_attention.py)",
+               {p.cp})) {
     return true;
   }
   // FP8 needs Hopper or newer tensor cores (Transformer Engine and torchao refuse otherwise).

@@ -430,8 +430,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const double gradient_rs = reduce(grad_bytes, dp_group, edp_group);
   const double weight_ag = reduce(kWeightBytesPerParam, gather_group, gather_edp);
   const bool overlap_grads = overlaps_grad_reduce(training, p.zero);
-  const bool overlap_params =
-      training.overlap_param_gather || (training.framework == Framework::kDeepSpeed && p.zero >= 3);
+  const bool overlap_params = overlaps_param_gather(training, p.zero);
   const double mb_forward_s = slowest.forward_s;
   const double mb_backward_s = slowest.backward_s + slowest.recompute_s;
   auto hidden_behind = [&](bool overlap, double comm_s, double window_s) {

@@ -62,6 +62,10 @@ bool overlaps_grad_reduce(const TrainingSpec& training, int zero) {
   return training.overlap_grad_reduce || (training.framework == Framework::kDeepSpeed && zero >= 3);
 }
 
+bool overlaps_param_gather(const TrainingSpec& training, int zero) {
+  return training.overlap_param_gather || (training.framework == Framework::kDeepSpeed && zero >= 3);
+}
+
 bool defers_gradient_sync(const TrainingSpec& training, const ParallelConfig& parallel) {
   return training.framework == Framework::kTorchtitan && parallel.pp > 1 && parallel.zero >= 2;
 }

@@ -59,6 +59,10 @@ bool framework_default_dropout(Framework framework);
 /// DeepSpeed overlaps only under ZeRO-3 unless overlap_comm is set; others follow the switch.
 bool overlaps_grad_reduce(const TrainingSpec& training, int zero);
 
+/// Whether the DP weight all-gather is hidden: the switch, or DeepSpeed's own ZeRO-3 prefetch
+/// (overlap_comm is on by default for stage 3).
+bool overlaps_param_gather(const TrainingSpec& training, int zero);
+
 /// Whether sharded data parallelism (ZeRO-2/3) syncs gradients and reshards weights only on the
 /// last micro-batch of a step: FSDP2 under PyTorch's pipeline schedules does (pytorch/pytorch
 /// torch/distributed/pipelining/stage.py backward_maybe_with_nosync: set_requires_gradient_sync

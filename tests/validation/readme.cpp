@@ -1,0 +1,256 @@
+#include "readme.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "calibrate.h"
+
+namespace pplan::validation {
+
+namespace {
+
+const std::string kOpen = "<!-- ";
+const std::string kBegin = ": begin -->";
+const std::string kEnd = ": end -->";
+
+/// A share of all cases with its count: "89.9% (116/129)".
+std::string share(double fraction, int cases) {
+  const int n = static_cast<int>(std::lround(fraction * cases));
+  return pct(fraction) + " (" + std::to_string(n) + "/" + std::to_string(cases) + ")";
+}
+
+/// The publication each source of tests/data/published-runs.json stands for (the file's
+/// `source` fields give page and table in full).
+std::string citation(const std::string& group) {
+  static const std::map<std::string, std::string> kCitations = {
+      {"Narayanan2021_Table1", "Narayanan et al. 2021, Megatron-LM (arXiv 2104.04473) Table 1"},
+      {"Narayanan2021_Table2", "Narayanan et al. 2021 Table 2 (PTD-P and DeepSpeed ZeRO-3)"},
+      {"Korthikanti2022_Table3_Table5", "Korthikanti et al. 2022 (arXiv 2205.05198) Tables 3, 5"},
+      {"Llama3_Table4", "Llama Team 2024, Llama 3 (arXiv 2407.21783) Table 4"},
+      {"BLOOM", "BigScience BLOOM 176B (arXiv 2211.05100; tr11-176B-ml)"},
+      {"DGXC_v24.11.1", "NVIDIA/dgxc-benchmarking v24.11.1 (35a9aec), H100"},
+      {"NeMo_24.07_perf_summary", "NVIDIA/NeMo performance summary, 24.07 (8e3d65dcfe)"},
+      {"NeMo_25.04_GB200_docs", "NeMo Framework performance summary, 25.04, GB200"},
+      {"MegatronBridge_25.09", "NVIDIA-NeMo/Megatron-Bridge performance summary, 25.09"},
+      {"MegatronBridge_25.11", "NVIDIA-NeMo/Megatron-Bridge performance summary, 25.11"},
+      {"MegatronBridge_26.04.01", "NVIDIA-NeMo/Megatron-Bridge performance summary, 26.04.01"},
+  };
+  const auto it = kCitations.find(group);
+  return it == kCitations.end() ? group : it->second;
+}
+
+std::vector<CaseRun> of_group(const std::vector<CaseRun>& runs, const std::string& group) {
+  std::vector<CaseRun> kept;
+  for (const CaseRun& r : runs) {
+    if (r.group == group) kept.push_back(r);
+  }
+  return kept;
+}
+
+/// |pplan / published − 1| of the primary figure, the error the within-N% shares count.
+std::optional<double> primary_error(const CaseRun& r) {
+  const Figure& f = r.primary_figure();
+  if (!f.predicted) return std::nullopt;
+  return *f.predicted / f.published - 1.0;
+}
+
+std::string figure_text(const std::string& metric, double value) {
+  char b[64];
+  if (metric == "iteration_time_s") {
+    std::snprintf(b, sizeof b, "%.2f s", value);
+  } else if (metric == "tokens_per_sec_per_gpu") {
+    std::snprintf(b, sizeof b, "%.0f tokens/s/GPU", value);
+  } else if (metric == "mfu" || metric == "hfu") {
+    std::snprintf(b, sizeof b, "%s %.1f%%", metric == "mfu" ? "MFU" : "HFU", 100 * value);
+  } else if (metric == "tflops_per_gpu" || metric == "hw_tflops_per_gpu") {
+    std::snprintf(b, sizeof b, "%.0f %sTFLOP/s/GPU", value, metric == "hw_tflops_per_gpu" ? "hardware " : "");
+  } else {
+    std::snprintf(b, sizeof b, "%.4g %s", value, metric.c_str());
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string pct(double x) {
+  if (std::isnan(x)) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string signed_pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * x);
+  return b;
+}
+
+std::string fixed(double x, int digits) {
+  if (std::isnan(x)) return "–";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.*f", digits, x);
+  return b;
+}
+
+std::vector<MarkdownBlock> generated_blocks(const std::string& markdown) {
+  std::vector<MarkdownBlock> blocks;
+  std::size_t at = 0;
+  while ((at = markdown.find(kOpen, at)) != std::string::npos) {
+    const std::size_t line_end = markdown.find('\n', at);
+    const std::string line = markdown.substr(at, line_end == std::string::npos ? std::string::npos : line_end - at);
+    if (line.size() <= kOpen.size() + kBegin.size() ||
+        line.compare(line.size() - kBegin.size(), kBegin.size(), kBegin) != 0) {
+      at += kOpen.size();
+      continue;
+    }
+    MarkdownBlock block;
+    block.command = line.substr(kOpen.size(), line.size() - kOpen.size() - kBegin.size());
+    const std::string end_marker = "\n" + kOpen + block.command + kEnd;
+    const std::size_t content_begin = line_end + 1;
+    const std::size_t end = markdown.find(end_marker, line_end);
+    if (line_end == std::string::npos || end == std::string::npos) {
+      throw std::runtime_error("the block of `" + block.command + "` has no end marker `" + end_marker.substr(1) + "`");
+    }
+    block.content = markdown.substr(content_begin, end + 1 - content_begin);
+    blocks.push_back(block);
+    at = end + end_marker.size();
+  }
+  return blocks;
+}
+
+std::string replace_block(const std::string& markdown, const std::string& command, const std::string& content) {
+  const std::string begin_marker = kOpen + command + kBegin + "\n";
+  const std::string end_marker = kOpen + command + kEnd;
+  const std::size_t begin = markdown.find(begin_marker);
+  if (begin == std::string::npos) throw std::runtime_error("no block `" + begin_marker.substr(0, begin_marker.size() - 1) + "`");
+  const std::size_t content_begin = begin + begin_marker.size();
+  const std::size_t end = markdown.find(end_marker, content_begin);
+  if (end == std::string::npos) throw std::runtime_error("no end marker `" + end_marker + "`");
+  return markdown.substr(0, content_begin) + content + markdown.substr(end);
+}
+
+int first_difference_line(const std::string& a, const std::string& b) {
+  if (a == b) return 0;
+  std::istringstream sa(a), sb(b);
+  std::string la, lb;
+  for (int line = 1;; ++line) {
+    const bool ga = static_cast<bool>(std::getline(sa, la));
+    const bool gb = static_cast<bool>(std::getline(sb, lb));
+    if (!ga && !gb) return line;  // differ only in a final newline
+    if (ga != gb || la != lb) return line;
+  }
+}
+
+std::string read_file_text(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw std::runtime_error("cannot read " + path);
+  std::ostringstream buffer;
+  buffer << file.rdbuf();
+  return buffer.str();
+}
+
+std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& loso,
+                              const std::vector<MeasuredRun>& measured) {
+  const PublishedScore s = score_published(runs);
+  const PublishedScore l = score_published(loso);
+  const MeasuredScore m = score_measured(measured);
+  std::vector<std::string> groups;
+  for (const CaseRun& r : runs) {
+    if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
+  }
+  std::ostringstream o;
+  o << "Printed by `build/native/tests/pplan_accuracy readme`. " << s.cases << " published runs from "
+    << groups.size() << " sources (`tests/data/published-runs.json`), each planned with the layout its "
+    << "source fixed pinned and judged on its primary figure: tokens/s per GPU, else step time, else "
+    << "MFU, HFU or TFLOP/s. Error = pplan / published − 1.\n\n";
+
+  o << "| primary figure, " << s.cases << " published runs | pplan | goal |\n|---|---|---|\n";
+  o << "| median error | " << pct(s.primary.median) << " | ≤ 5% |\n";
+  o << "| mean error | " << pct(s.primary.mean) << " | |\n";
+  o << "| bias (median signed error, + = pplan predicts a faster run) | " << signed_pct(s.primary.bias) << " | |\n";
+  o << "| within 5% | " << share(s.primary.within5, s.cases) << " | |\n";
+  o << "| within 10% | " << share(s.primary.within10, s.cases) << " | |\n";
+  o << "| within 15% | " << share(s.primary.within15, s.cases) << " | ≥ 90% |\n";
+  o << "| within 25% | " << share(s.primary.within25, s.cases) << " | |\n";
+  o << "| rank correlation of efficiency (each published figure as an MFU; Spearman) | "
+    << fixed(s.efficiency_spearman, 2) << " | ≥ 0.8 |\n";
+  o << "| leave-one-source-out median error (fit without the source, predict it) | " << pct(l.primary.median)
+    << " | ≤ 8% |\n";
+  o << "| leave-one-source-out within 15% | " << share(l.primary.within15, l.cases) << " | |\n";
+  o << "| published layouts judged to fit | " << s.fits << "/" << s.cases << " | all |\n";
+  o << "| baseline: one MFU for every case (" << fixed(s.constant_mfu, 3) << ", best in hindsight) | median error "
+    << pct(s.constant_mfu_median) << " | |\n\n";
+
+  o << "| source | cases | median | mean | bias | within 15% | leave-one-source-out median |\n"
+    << "|---|---|---|---|---|---|---|\n";
+  for (const std::string& g : groups) {
+    const ErrorStats e = score_published(of_group(runs, g)).primary;
+    const ErrorStats lo = score_published(of_group(loso, g)).primary;
+    o << "| " << citation(g) << " | " << e.cases << " | " << pct(e.median) << " | " << pct(e.mean) << " | "
+      << signed_pct(e.bias) << " | " << pct(e.within15) << " | " << pct(lo.median) << " |\n";
+  }
+  o << "\n";
+
+  o << "Korthikanti et al. 2022 Table 5, iteration time with the paper's settings (selective recompute "
+       "with sequence parallelism, full recompute without):\n\n"
+    << "| run | published | pplan | error |\n|---|---|---|---|\n";
+  double sum = 0, worst = 0;
+  int n = 0;
+  for (const CaseRun& r : runs) {
+    if (r.group != "Korthikanti2022_Table3_Table5") continue;
+    const Figure& f = r.primary_figure();
+    if (f.metric != "iteration_time_s" || !f.predicted) continue;
+    const double e = *f.predicted / f.published - 1;
+    sum += std::fabs(e);
+    worst = std::max(worst, std::fabs(e));
+    ++n;
+    o << "| " << r.id << " | " << fixed(f.published, 2) << " s | " << fixed(*f.predicted, 2) << " s | "
+      << signed_pct(e) << " |\n";
+  }
+  o << "| **mean / max error** (goal ≤ 3.5% / ≤ 8%; Calculon: 3.65% / 8.87%) | | | " << pct(n ? sum / n : 0)
+    << " / " << pct(worst) << " |\n\n";
+
+  o << "vTrain (Bang et al. 2024, arXiv 2312.12391): " << m.cases
+    << " measured Megatron-DeepSpeed iteration times on one node of 2–8 A100s, each layout evaluated as run:\n\n"
+    << "| measured single-node runs | pplan | goal |\n|---|---|---|\n"
+    << "| median error | " << pct(m.median) << " | |\n"
+    << "| mean error | " << pct(m.mean) << " | ≤ 8% (vTrain's simulator: 8.37%) |\n"
+    << "| bias (mean signed error of step time, + = pplan slower) | " << signed_pct(m.bias) << " | within ±3% |\n"
+    << "| within 10% | " << share(m.within10, m.cases) << " | |\n"
+    << "| judged to fit | " << m.fits << "/" << m.cases << " | all |\n\n";
+
+  std::vector<const CaseRun*> misses;
+  for (const CaseRun& r : runs) {
+    const auto e = primary_error(r);
+    if (!e || std::fabs(*e) > 0.15 + 1e-12) misses.push_back(&r);
+  }
+  o << "Beyond 15% (" << misses.size() << " of " << s.cases << "; the goal allows "
+    << static_cast<int>(std::floor(0.1 * s.cases)) << "):\n\n"
+    << "| case | GPU, precision, kind | published | pplan | error |\n|---|---|---|---|---|\n";
+  for (const CaseRun* r : misses) {
+    const Figure& f = r->primary_figure();
+    const auto e = primary_error(*r);
+    const auto speed = speed_error(*r);
+    o << "| " << r->id << " | " << r->tags << " | " << figure_text(f.metric, f.published) << " | "
+      << (f.predicted ? figure_text(f.metric, *f.predicted) : std::string("no plan")) << " | "
+      << (e ? signed_pct(*e) : std::string("–"))
+      << (speed ? (*speed > 0 ? " (too fast)" : " (too slow)") : std::string()) << " |\n";
+  }
+  return o.str();
+}
+
+std::string accuracy_markdown(const std::string& data_dir) {
+  const auto published = prepare_published(nlohmann::json::parse(read_file_text(data_dir + "/published-runs.json")));
+  const auto measured = prepare_measured(nlohmann::json::parse(read_file_text(data_dir + "/vtrain-single-node.json")));
+  if (published.empty()) throw std::runtime_error("no published cases in " + data_dir);
+  const Calibration committed = published.front().scenario.calibration;
+  return accuracy_markdown(run_published(published), leave_one_source_out(published, measured, committed),
+                           run_measured(measured));
+}
+
+}  // namespace pplan::validation

@@ -1,0 +1,172 @@
+#include "readme_blocks.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "cli.h"
+#include "readme.h"
+
+namespace pplan::validation {
+
+namespace {
+
+const std::string kAccuracyCommand = "pplan_accuracy readme";
+const std::string kSpeedCommand = "node tests/validation/search_speed.mjs";
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+/// What a block's command prints, or nullopt for a benchmark (not reproducible).
+std::optional<std::string> block_output(const std::string& command, const std::string& data_dir,
+                                        std::optional<std::string>& accuracy) {
+  if (command == kAccuracyCommand) {
+    if (!accuracy) accuracy = accuracy_markdown(data_dir);
+    return *accuracy;
+  }
+  if (starts_with(command, "pplan ")) {
+    std::vector<std::string> args = words(command);
+    args.erase(args.begin());
+    std::istringstream in;
+    std::ostringstream out, err;
+    const int status = cli::run(args, in, out, err);
+    if (status != 0) {
+      throw std::runtime_error("`" + command + "` exited " + std::to_string(status) + ": " + err.str());
+    }
+    return "```text\n$ " + command + "\n" + out.str() + "```\n";
+  }
+  if (command == kSpeedCommand) return std::nullopt;
+  throw std::runtime_error("no generator for the block of `" + command + "`");
+}
+
+/// Speed blocks: search_speed.mjs's format, whatever the timings.
+std::string speed_format_problem(const std::string& content) {
+  std::istringstream in(content);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::regex heading(R"(^Measured by `node tests/validation/search_speed\.mjs` on .+, \d{4}-\d{2}-\d{2}, )"
+                           R"(\d+ cores?, load average [0-9.]+\..*$)");
+  const std::string header = "| search (nothing pinned) | configurations | native | wasm: search alone / whole request |";
+  const std::regex row(R"(^\| [^|]+ \| [0-9.]+ M \| [0-9.]+ ms \| ([0-9.]+ ms / [0-9.]+ ms|not built) \|$)");
+  if (lines.size() < 5) return "fewer than 5 lines";
+  if (!std::regex_match(lines[0], heading)) return "line 1 does not name the command, machine, date and load";
+  if (!lines[1].empty() || lines[2] != header || lines[3] != "|---|---|---|---|") return "the table header differs";
+  for (std::size_t i = 4; i < lines.size(); ++i) {
+    if (!std::regex_match(lines[i], row)) return "line " + std::to_string(i + 1) + " is not a timing row";
+  }
+  return "";
+}
+
+/// The page's bench block (web/scripts/bench.js, between `<!-- bench:start -->` and
+/// `<!-- bench:end -->`): a table headed by the command, the date and the machine.
+std::string web_bench_problem(const std::string& markdown) {
+  const std::size_t begin = markdown.find("<!-- bench:start -->\n");
+  const std::size_t end = markdown.find("<!-- bench:end -->");
+  if (begin == std::string::npos || end == std::string::npos || end < begin) return "no bench:start/bench:end block";
+  std::istringstream in(markdown.substr(begin, end - begin));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::regex header(R"(^\| measure \(`npm --prefix web run bench`, \d{4}-\d{2}-\d{2}, .*load average [0-9.]+\) \| figure \| budget \|$)");
+  const std::regex row(R"(^\| [^|]+ \| [0-9.,]+ (ms|KB gzip) \| ≤ [0-9.,]+ (ms|KB) \|$)");
+  if (lines.size() < 4 || !std::regex_match(lines[1], header) || lines[2] != "|---|---|---|") {
+    return "the table header does not name the command, the date and the load";
+  }
+  for (std::size_t i = 3; i < lines.size(); ++i) {
+    if (!std::regex_match(lines[i], row)) return "row `" + lines[i] + "` is not figure-and-budget";
+  }
+  return "";
+}
+
+std::string folder_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  return parent.string();
+}
+
+/// Runs `f` with the working directory set to the file's folder (examples/ paths are relative).
+template <class F>
+auto in_folder_of(const std::string& path, F f) {
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(folder_of(path));
+  try {
+    auto result = f();
+    std::filesystem::current_path(before);
+    return result;
+  } catch (...) {
+    std::filesystem::current_path(before);
+    throw;
+  }
+}
+
+}  // namespace
+
+int write_readme(const std::string& path, const std::string& data_dir) {
+  std::string text = read_file_text(path);
+  const std::string absolute_data = std::filesystem::absolute(data_dir).string();
+  std::optional<std::string> accuracy;
+  text = in_folder_of(path, [&] {
+    std::string updated = text;
+    for (const MarkdownBlock& b : generated_blocks(text)) {
+      if (auto output = block_output(b.command, absolute_data, accuracy)) {
+        updated = replace_block(updated, b.command, *output);
+        std::printf("%s: `%s` %s\n", path.c_str(), b.command.c_str(), b.content == *output ? "unchanged" : "rewritten");
+      } else {
+        std::printf("%s: `%s` is a benchmark: run it to refresh its block\n", path.c_str(), b.command.c_str());
+      }
+    }
+    return updated;
+  });
+  std::ofstream(path, std::ios::binary) << text;
+  return 0;
+}
+
+int check_readme(const std::string& path, const std::string& data_dir) {
+  const std::string text = read_file_text(path);
+  const std::string absolute_data = std::filesystem::absolute(data_dir).string();
+  std::optional<std::string> accuracy;
+  int failures = 0;
+  int blocks = 0;
+  in_folder_of(path, [&] {
+    for (const MarkdownBlock& b : generated_blocks(text)) {
+      ++blocks;
+      const std::optional<std::string> output = block_output(b.command, absolute_data, accuracy);
+      if (!output) {
+        const std::string problem = speed_format_problem(b.content);
+        if (!problem.empty()) {
+          ++failures;
+          std::printf("%s: the block of `%s` does not have the benchmark's format (%s); rerun `%s --write %s`\n",
+                      path.c_str(), b.command.c_str(), problem.c_str(), b.command.c_str(), path.c_str());
+        }
+        continue;
+      }
+      const int line = first_difference_line(b.content, *output);
+      if (line != 0) {
+        ++failures;
+        std::printf("%s: the block of `%s` differs from the command's output (line %d of the block).\n"
+                    "Regenerate it: %s\n",
+                    path.c_str(), b.command.c_str(), line, kRegenerateCommand);
+      }
+    }
+    return 0;
+  });
+  const std::string web = web_bench_problem(text);
+  if (!web.empty()) {
+    ++failures;
+    std::printf("%s: the page's bench block: %s; rerun `npm --prefix web run bench -- --write-readme`\n", path.c_str(),
+                web.c_str());
+  }
+  std::printf("%s: %d generated blocks checked, %d differ\n", path.c_str(), blocks, failures);
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace pplan::validation

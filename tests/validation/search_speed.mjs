@@ -1,0 +1,72 @@
+// The README's search-speed block: the searches of tests/bench/search_bench.cpp (Google
+// Benchmark, native) and tests/bench/wasm_search_bench.mjs (the wasm engine under Node), as a
+// Markdown table headed by the machine, the date and the load. Timings vary with both, so
+// ctest checks only this block's format (tests/validation/readme_blocks.cpp).
+//   node tests/validation/search_speed.mjs                     print the block
+//   node tests/validation/search_speed.mjs --write README.md   replace it in README.md
+// Needs `cmake --build --preset native` (pplan_bench_search); the wasm column needs
+// `npm --prefix web run build:wasm` and reads "not built" without it.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const command = 'node tests/validation/search_speed.mjs';
+const bench = `${root}build/native/tests/pplan_bench_search`;
+const wasmEngine = `${root}web/src/engine/generated/pplan.wasm`;
+
+// Names in search_bench.cpp -> names in wasm_search_bench.mjs and in the table.
+const searches = [
+  { native: 'Megatron1tOn3072A100', wasm: 'megatron-1t/3072 A100', label: 'megatron-1t on 3072 A100' },
+  { native: 'Llama3_405bOn16384H100', wasm: 'llama3-405b/16384 H100', label: 'llama3-405b on 16384 H100' },
+];
+
+if (!existsSync(bench)) {
+  console.error(`search_speed: ${bench} is missing; build it with cmake --build --preset native`);
+  process.exit(1);
+}
+const native = JSON.parse(execFileSync(bench, ['--benchmark_format=json'], { encoding: 'utf8' })).benchmarks;
+const wasmLines = existsSync(wasmEngine)
+  ? execFileSync('node', [`${root}tests/bench/wasm_search_bench.mjs`], { encoding: 'utf8' }).split('\n')
+  : [];
+
+const rows = searches.map((s) => {
+  const n = native.find((b) => b.name === s.native);
+  if (!n) throw new Error(`search_speed: no benchmark ${s.native} in pplan_bench_search`);
+  const line = wasmLines.find((l) => l.startsWith(`${s.wasm}:`));
+  const m = line && line.match(/best ([0-9.]+) ms per plan request \(search alone ([0-9.]+) ms\)/);
+  const wasm = m ? `${m[2]} ms / ${m[1]} ms` : 'not built';
+  return `| ${s.label} | ${(n.configs / 1e6).toFixed(2)} M | ${n.real_time.toFixed(1)} ms | ${wasm} |`;
+});
+
+const cpu = os.cpus();
+const machine = `${cpu[0].model.replace(/\s+/g, ' ').trim()}`;
+const date = new Date().toISOString().slice(0, 10);
+const block = [
+  `Measured by \`${command}\` on ${machine}, ${date}, ${cpu.length} ${cpu.length === 1 ? 'core' : 'cores'}, ` +
+    `load average ${os.loadavg()[0].toFixed(1)}. Timings move with the machine and its load.`,
+  '',
+  '| search (nothing pinned) | configurations | native | wasm: search alone / whole request |',
+  '|---|---|---|---|',
+  ...rows,
+  '',
+].join('\n');
+
+const at = process.argv.indexOf('--write');
+if (at < 0) {
+  process.stdout.write(block);
+} else {
+  const path = process.argv[at + 1] ?? 'README.md';
+  const begin = `<!-- ${command}: begin -->\n`;
+  const end = `<!-- ${command}: end -->`;
+  const text = readFileSync(path, 'utf8');
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end, i);
+  if (i < 0 || j < 0) {
+    console.error(`search_speed: ${path} has no block ${begin.trim()} ... ${end}`);
+    process.exit(1);
+  }
+  writeFileSync(path, text.slice(0, i + begin.length) + block + text.slice(j));
+  console.log(`search_speed: wrote the block in ${path}`);
+}
