@@ -10,6 +10,7 @@
 
 #include "pplan/report/design_report.h"
 #include "pplan/model/estimate.h"
+#include "pplan/model/pipeline_schedule.h"
 #include "pplan/report/explain.h"
 #include "pplan/io/hf_config.h"
 #include "pplan/io/json_io.h"
@@ -145,6 +146,39 @@ std::optional<Diagnostic> defaults_filled(const Scenario& scenario, const Parall
                     "run plan to search them."};
 }
 
+/// The timeline picture of a plan: its pipeline schedule, each pass {stage, kind F|B,
+/// microbatch, chunk, start, end} in units of one full-stage forward.
+ordered_json schedule_json(const Estimate& plan) {
+  const double m = plan.microbatches;
+  const bool whole = m >= 1 && std::floor(m) == m;
+  const PipelineSchedule s =
+      whole ? pipeline_schedule(plan.parallel.pp, plan.parallel.vpp, static_cast<long long>(m))
+            : PipelineSchedule{};
+  ordered_json j;
+  j["drawn"] = s.drawn;
+  if (!whole) j["reason"] = "micro-batches per step (" + format_significant(m) + ") is not a whole number: no schedule";
+  else if (!s.drawn) j["reason"] = s.reason;
+  j["pp"] = plan.parallel.pp;
+  j["vpp"] = plan.parallel.vpp;
+  j["microbatches"] = m;
+  if (!s.drawn) return j;
+  j["total_passes"] = s.total_passes;
+  j["makespan_units"] = s.makespan_units;
+  j["ideal_units"] = s.ideal_units;
+  j["idle_share"] = s.idle_share;
+  j["bubble_over_ideal"] = s.bubble_over_ideal;
+  j["complete"] = s.complete;
+  j["shown_until_units"] = s.shown_until_units;
+  ordered_json ops = ordered_json::array();
+  for (const ScheduledPass& pass : s.passes) {
+    ops.push_back({{"stage", pass.stage}, {"kind", pass.forward ? "F" : "B"},
+                   {"microbatch", pass.microbatch}, {"chunk", pass.chunk},
+                   {"start", pass.start_units}, {"end", pass.end_units}});
+  }
+  j["ops"] = ops;
+  return j;
+}
+
 ordered_json respond(const std::string& command, const json& document,
                      const RequestOptions& options) {
   if (command == "version") {
@@ -171,15 +205,15 @@ ordered_json respond(const std::string& command, const json& document,
   }
   const std::vector<std::string> commands = {"evaluate", "plan",    "launch",  "explain",
                                              "report",   "layout_view", "landscape",
-                                             "scaling",  "import_model", "presets",
-                                             "version"};
+                                             "scaling",  "schedule", "import_model",
+                                             "presets",  "version"};
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
     const std::optional<std::string> near = closest_match(command, commands);
     throw InputError("request.unknown_command", "/command",
                      "unknown command \"" + command.substr(0, 40) + "\"" +
                          (near ? " (did you mean \"" + *near + "\"?)" : "") +
                          " (commands: evaluate, plan, launch, explain, report, layout_view, "
-                         "landscape, scaling, import_model, presets, version)");
+                         "landscape, scaling, schedule, import_model, presets, version)");
   }
   const Scenario scenario = parse_scenario(document, presets);
   ordered_json j = envelope();
@@ -237,6 +271,14 @@ ordered_json respond(const std::string& command, const json& document,
     j["markdown"] = report_markdown(report);
     j["report"] = report_to_json(report);
     j["plan"] = estimate_to_json(plan, scenario);
+    return j;
+  }
+  if (command == "schedule") {
+    // The pipeline timeline of the plan a launch would configure.
+    const ChosenPlan chosen = chosen_plan(scenario);
+    say_chosen(j, chosen);
+    j["parallel"] = parallel_to_json(chosen.plan.parallel);
+    j["schedule"] = schedule_json(chosen.plan);
     return j;
   }
   if (command == "layout_view") {
