@@ -152,8 +152,18 @@ TEST(PipelineSchedule, TheEngineAnswersForTheScenariosPlan) {
   EXPECT_DOUBLE_EQ(s.at("makespan_units").get<double>(), 309.0);
   EXPECT_NEAR(s.at("idle_share").get<double>(), 7.0 / 103.0, 1e-5);
   EXPECT_NEAR(s.at("bubble_over_ideal").get<double>(), 7.0 / 96.0, 1e-5);
-  EXPECT_EQ(s.at("ops").size(), 2u * 8 * 96);
-  EXPECT_EQ(s.at("ops").at(0).at("kind").get<std::string>(), "F");
+  const nlohmann::json& ops = s.at("ops");
+  EXPECT_EQ(ops.at("count").get<int>(), 2 * 8 * 96);
+  EXPECT_EQ(ops.at("kind").get<std::string>().size(), 2u * 8 * 96);
+  EXPECT_EQ(ops.at("stage").size(), 2u * 8 * 96);
+  // In time order: stage 0's first forward [0, 1), the last pass stage 0's last backward, ending
+  // at the makespan (v = 1: one tick per forward).
+  EXPECT_EQ(ops.at("kind").get<std::string>().front(), 'F');
+  EXPECT_EQ(ops.at("start_ticks").at(0).get<long long>(), 0);
+  EXPECT_EQ(ops.at("end_ticks").at(0).get<long long>(), 1);
+  EXPECT_EQ(ops.at("kind").get<std::string>().back(), 'B');
+  EXPECT_EQ(ops.at("stage").back().get<int>(), 0);
+  EXPECT_EQ(ops.at("end_ticks").back().get<long long>(), 309);
   EXPECT_FALSE(answer.contains("chosen_by_search"));  // every field pinned
   // Left open, the search fills the plan and says so.
   const nlohmann::json open = nlohmann::json::parse(handle_request(R"({"command": "schedule", "scenario": {

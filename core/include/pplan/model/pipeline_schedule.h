@@ -35,9 +35,10 @@ struct PipelineSchedule {
   double shown_until_units = 0;
 };
 
-/// Most passes simulated (beyond: too large to draw) and most passes returned (a window).
+/// Most passes simulated (beyond: too large to draw) and most passes returned (a window of the
+/// step's start: a 700-pixel picture needs no more, and the answer stays small).
 constexpr long long kMaxSimulatedPasses = 2000000;
-constexpr long long kMaxDrawnPasses = 20000;
+constexpr long long kMaxDrawnPasses = 3000;  // about 450 KB of JSON
 
 /**
  * Simulates 1F1B (v = 1, Narayanan et al. 2021 §2.2.1) or interleaved 1F1B with v model chunks
