@@ -93,9 +93,10 @@ describe('Hugging Face import: wasm equals `pplan import_model`', () => {
   it('Llama 3.1 8B maps to 32 layers, GQA 8, FFN 14336, SwiGLU', async () => {
     const path = resolve(root, 'tests/data/hf-configs/meta-llama--Llama-3.1-8B.json');
     const config = JSON.parse(readFileSync(path, 'utf8'));
-    const r = spawnSync(cli, ['import_model', path, '--json'], { encoding: 'utf8' });
-    const wasm = await requestText({ command: 'import_model', config });
-    expect(normalise(wasm)).toBe(normalise(r.stdout));
+    // The same envelope both ways (JSON.stringify writes the file's 500000.0 as 500000).
+    const request = { command: 'import_model', config };
+    const wasm = await requestText(request);
+    expect(normalise(wasm)).toBe(normalise(runCliRequest(request).stdout));
     const body = JSON.parse(wasm);
     expect(body.model).toMatchObject({ layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 128256, activation: 'swiglu' });
     expect(body.mapped_from.layers.from).toBe('num_hidden_layers');
