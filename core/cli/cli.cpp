@@ -40,7 +40,7 @@ struct CliError {
 const std::vector<std::string>& commands() {
   static const std::vector<std::string> names = {
       "evaluate",  "plan",    "explain", "launch",       "report",  "layout_view",
-      "landscape", "scaling", "request", "import_model", "presets", "version"};
+      "landscape", "scaling", "schedule", "request", "import_model", "presets", "version"};
   return names;
 }
 
@@ -60,7 +60,7 @@ struct Option {
 
 const std::vector<std::string> kScenarioCommands = {"evaluate", "plan",        "explain",
                                                     "launch",   "report",      "layout_view",
-                                                    "landscape", "scaling"};
+                                                    "landscape", "scaling",     "schedule"};
 
 const std::vector<Option>& options() {
   static const std::vector<Option> list = {
@@ -142,6 +142,7 @@ std::string general_help() {
          "  layout_view   the layout picture's replica view (JSON)\n"
          "  landscape     a sample of the search space and its Pareto front (JSON)\n"
          "  scaling       the best plan at gpus/8 ... gpus*8 (JSON)\n"
+         "  schedule      the pipeline schedule of the plan: each stage's passes in time (JSON)\n"
          "  request       a whole request envelope, as the page's engine receives it (JSON)\n"
          "  import_model  a Hugging Face config.json as a pplan model\n"
          "  presets       the built-in models and GPUs\n"
@@ -236,6 +237,8 @@ std::string command_help(const std::string& command) {
   if (command == "landscape")
     out += "\nexample: pplan landscape examples/mixtral-8x7b-256-h100.json\n";
   if (command == "scaling") out += "\nexample: pplan scaling examples/llama3-405b-8k-16384-h100.json\n";
+  if (command == "schedule")
+    out += "\nexample: pplan schedule examples/gpt3-175b-1024-a100.json\n";
   if (command == "request")
     out += "\nexample: echo '{\"command\": \"version\"}' | pplan request -\n";
   if (command == "presets") out += "\nexample: pplan presets --json\n";

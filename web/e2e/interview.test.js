@@ -137,7 +137,7 @@ describe('done when (issue 16)', () => {
     }
     expect(await answer.textContent()).toMatch(/35 GPUs per replica/);
     const keyNumbers = await summary(page).locator('dt').allTextContents();
-    expect(keyNumbers).toEqual(['Memory per GPU', 'Step time', 'MFU', 'Bubble']);
+    expect(keyNumbers).toEqual(['Memory per GPU', 'Step time', 'MFU', 'Bubble (of the step)']);
     await context.close();
   });
 

@@ -66,6 +66,43 @@ describe('the layout view: wasm equals `pplan layout_view`', () => {
   }
 });
 
+describe('the pipeline schedule: wasm equals `pplan schedule`, the timeline\'s data', () => {
+  for (const file of examples) {
+    it(`schedule examples/${file}`, async () => {
+      const scenario = JSON.parse(readFileSync(resolve(examplesDir, file), 'utf8'));
+      const native = runCli('schedule', file);
+      expect(native.status).toBe(0);
+      const wasm = await requestText({ command: 'schedule', scenario });
+      expect(normalise(wasm)).toBe(normalise(native.stdout));
+      const s = JSON.parse(wasm).schedule;
+      if (s.drawn) expect(s.ops.count).toBeLessThanOrEqual(3000); // the engine's window
+    });
+  }
+  it('the worked example: 1F1B on 8 stages, 96 micro-batches, makespan 3·(96 + 7) = 309 forwards', async () => {
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+    const s = (await request({ command: 'schedule', scenario })).schedule;
+    expect(s.makespan_units).toBe(309);
+    expect(s.idle_share).toBeCloseTo(7 / 103, 5);
+    expect(s.ops.count).toBe(1536);
+    expect(s.ops.kind.length).toBe(1536);
+    expect(s.ops.end_ticks[1535] * s.units_per_tick).toBe(309);
+  });
+});
+
+describe('Hugging Face import: wasm equals `pplan import_model`', () => {
+  it('Llama 3.1 8B maps to 32 layers, GQA 8, FFN 14336, SwiGLU', async () => {
+    const path = resolve(root, 'tests/data/hf-configs/meta-llama--Llama-3.1-8B.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    // The same envelope both ways (JSON.stringify writes the file's 500000.0 as 500000).
+    const request = { command: 'import_model', config };
+    const wasm = await requestText(request);
+    expect(normalise(wasm)).toBe(normalise(runCliRequest(request).stdout));
+    const body = JSON.parse(wasm);
+    expect(body.model).toMatchObject({ layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 128256, activation: 'swiglu' });
+    expect(body.mapped_from.layers.from).toBe('num_hidden_layers');
+  });
+});
+
 describe('the search pictures: wasm equals `pplan landscape` and `pplan scaling`', () => {
   for (const file of examples) {
     for (const command of ['landscape', 'scaling']) {

@@ -1,9 +1,8 @@
 // @vitest-environment node
-// The pictures' models: reading the engine's layout view and the pipeline schedule, against
-// hand-derived values.
+// The pictures' models: reading the engine's layout view, against hand-derived values (the
+// pipeline schedule is the engine's: tests/core/pipeline_schedule_test.cpp, timeline.test.jsx).
 import { describe, expect, it } from 'vitest';
 import { linkText, rowCaption, stageChangesAfter, tpRuns } from '../src/state/layout.js';
-import { busySpans, simulateSchedule } from '../src/state/schedule.js';
 import { plansToMarkdown } from '../src/state/markdown.js';
 
 describe('reading the engine\'s layout view (no rank formula in the page)', () => {
@@ -28,36 +27,6 @@ describe('reading the engine\'s layout view (no rank formula in the page)', () =
     expect(linkText({ link: 'none' })).toBe('—');
     const rows = [{ node: 0, stages: [0] }, { node: 16, stages: [0] }, { node: 32, stages: [1] }, { collapsed_nodes: 3 }, { node: 99, stages: [7] }];
     expect(rows.map((_, i) => stageChangesAfter(rows, i))).toEqual([false, true, false, false, false]);
-  });
-});
-
-describe('pipeline schedule', () => {
-  it('1F1B takes (m + p − 1)·(f + b): bubble (p−1)/m', () => {
-    for (const [pp, m] of [[4, 8], [8, 96], [2, 1], [16, 16]]) {
-      const s = simulateSchedule(pp, 1, m);
-      expect(s.makespan_units).toBeCloseTo((m + pp - 1) * 3, 9);
-      expect(s.bubble_fraction).toBeCloseTo((pp - 1) / m, 9);
-      expect(s.ops.length).toBe(2 * pp * m);
-    }
-  });
-  it('interleaving divides the bubble by v: (p−1)/(v·m)', () => {
-    for (const [pp, v, m] of [[4, 2, 8], [8, 3, 64], [16, 8, 16]]) {
-      expect(simulateSchedule(pp, v, m).bubble_fraction).toBeCloseTo((pp - 1) / (v * m), 9);
-    }
-  });
-  it('every stage runs each micro-batch forward before backward', () => {
-    const s = simulateSchedule(4, 2, 8);
-    const at = new Map(s.ops.map((o) => [`${o.kind}${o.stage}.${o.mb}.${o.chunk}`, o]));
-    for (const o of s.ops.filter((x) => x.kind === 'B')) expect(at.get(`F${o.stage}.${o.mb}.${o.chunk}`).end).toBeLessThanOrEqual(o.start);
-  });
-  it('refuses to draw absurd sizes', () => {
-    expect(simulateSchedule(64, 8, 100000)).toBeNull();
-    expect(simulateSchedule(0, 1, 1)).toBeNull();
-  });
-  it('merged spans cover the busy time exactly', () => {
-    const s = simulateSchedule(4, 1, 8);
-    const busy = busySpans(s.ops, 4).flat().reduce((t, x) => t + x.end - x.start, 0);
-    expect(busy).toBeCloseTo(4 * 8 * 3, 9);
   });
 });
 

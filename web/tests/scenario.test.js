@@ -25,9 +25,10 @@ describe('scenario mapping', () => {
   });
 
   it('empty scenario fields take the documented defaults (partial and v0 links)', () => {
-    // #v=1&model=llama3-70b&gpu=h100-sxm&gpus=256: sequence, batch and node size from the worked example.
+    // #v=1&model=llama3-70b&gpu=h100-sxm&gpus=256: sequence and batch from the worked example; the
+    // node size is the engine's, from the GPU preset's system (8 on a DGX H100, 4 on a GB200 tray).
     const doc = toScenario({ ...emptyState(), model: 'llama3-70b', gpu: 'h100-sxm', gpus: '256' });
-    expect(doc).toEqual({ schema_version: 1, model: 'llama3-70b', cluster: { gpu: 'h100-sxm', gpus: 256, gpus_per_node: 8 },
+    expect(doc).toEqual({ schema_version: 1, model: 'llama3-70b', cluster: { gpu: 'h100-sxm', gpus: 256 },
       training: { seq_len: 2048, global_batch: 1536 } });
     expect(toScenario(emptyState()).model).toBe(SCENARIO_DEFAULTS.model);
   });

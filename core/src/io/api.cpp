@@ -10,6 +10,7 @@
 
 #include "pplan/report/design_report.h"
 #include "pplan/model/estimate.h"
+#include "pplan/model/pipeline_schedule.h"
 #include "pplan/report/explain.h"
 #include "pplan/io/hf_config.h"
 #include "pplan/io/json_io.h"
@@ -145,6 +146,48 @@ std::optional<Diagnostic> defaults_filled(const Scenario& scenario, const Parall
                     "run plan to search them."};
 }
 
+/// The timeline picture of a plan: its pipeline schedule. The passes go in columns (one array
+/// per field, `kind` a string of F and B), their times as whole ticks of 1/v forward: an
+/// object per pass made the answer ten times slower to build than the estimate itself.
+ordered_json schedule_json(const Estimate& plan) {
+  const double m = plan.microbatches;
+  const bool whole = m >= 1 && std::floor(m) == m;
+  const int v = plan.parallel.vpp;
+  const PipelineSchedule s =
+      whole ? pipeline_schedule(plan.parallel.pp, v, static_cast<long long>(m)) : PipelineSchedule{};
+  ordered_json j;
+  j["drawn"] = s.drawn;
+  if (!whole) j["reason"] = "micro-batches per step (" + format_significant(m) + ") is not a whole number: no schedule";
+  else if (!s.drawn) j["reason"] = s.reason;
+  j["pp"] = plan.parallel.pp;
+  j["vpp"] = v;
+  j["microbatches"] = m;
+  if (!s.drawn) return j;
+  j["total_passes"] = s.total_passes;
+  j["makespan_units"] = s.makespan_units;
+  j["ideal_units"] = s.ideal_units;
+  j["idle_share"] = s.idle_share;
+  j["bubble_over_ideal"] = s.bubble_over_ideal;
+  j["complete"] = s.complete;
+  j["shown_until_units"] = s.shown_until_units;
+  j["units_per_tick"] = 1.0 / v;
+  std::vector<int> stage, microbatch, chunk;
+  std::vector<long long> start, end;
+  std::string kind;
+  for (const ScheduledPass& pass : s.passes) {
+    stage.push_back(pass.stage);
+    kind += pass.forward ? 'F' : 'B';
+    microbatch.push_back(pass.microbatch);
+    chunk.push_back(pass.chunk);
+    start.push_back(std::llround(pass.start_units * v));
+    end.push_back(std::llround(pass.end_units * v));
+  }
+  j["ops"] = {{"count", s.passes.size()}, {"stage", stage},       {"kind", kind},
+              {"microbatch", microbatch},  {"chunk", chunk},        {"start_ticks", start},
+              {"end_ticks", end}};
+  return j;
+}
+
 ordered_json respond(const std::string& command, const json& document,
                      const RequestOptions& options) {
   if (command == "version") {
@@ -171,15 +214,15 @@ ordered_json respond(const std::string& command, const json& document,
   }
   const std::vector<std::string> commands = {"evaluate", "plan",    "launch",  "explain",
                                              "report",   "layout_view", "landscape",
-                                             "scaling",  "import_model", "presets",
-                                             "version"};
+                                             "scaling",  "schedule", "import_model",
+                                             "presets",  "version"};
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
     const std::optional<std::string> near = closest_match(command, commands);
     throw InputError("request.unknown_command", "/command",
                      "unknown command \"" + command.substr(0, 40) + "\"" +
                          (near ? " (did you mean \"" + *near + "\"?)" : "") +
                          " (commands: evaluate, plan, launch, explain, report, layout_view, "
-                         "landscape, scaling, import_model, presets, version)");
+                         "landscape, scaling, schedule, import_model, presets, version)");
   }
   const Scenario scenario = parse_scenario(document, presets);
   ordered_json j = envelope();
@@ -237,6 +280,14 @@ ordered_json respond(const std::string& command, const json& document,
     j["markdown"] = report_markdown(report);
     j["report"] = report_to_json(report);
     j["plan"] = estimate_to_json(plan, scenario);
+    return j;
+  }
+  if (command == "schedule") {
+    // The pipeline timeline of the plan a launch would configure.
+    const ChosenPlan chosen = chosen_plan(scenario);
+    say_chosen(j, chosen);
+    j["parallel"] = parallel_to_json(chosen.plan.parallel);
+    j["schedule"] = schedule_json(chosen.plan);
     return j;
   }
   if (command == "layout_view") {

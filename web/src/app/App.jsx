@@ -7,7 +7,7 @@ import { Diagnostics } from '../components/Diagnostics.jsx';
 import { Explanation } from '../components/Explanation.jsx';
 import { MemoryBar } from '../components/MemoryBar.jsx';
 import { NothingFits } from '../components/NothingFits.jsx';
-import { PlanSummary, layoutText } from '../components/PlanSummary.jsx';
+import { PlanSummary, layoutText, settingsText } from '../components/PlanSummary.jsx';
 import { PlansTable } from '../components/PlansTable.jsx';
 import { ScenarioForm } from '../components/ScenarioForm.jsx';
 import { SharePanel } from '../components/SharePanel.jsx';
@@ -72,7 +72,8 @@ function announcement(response, sel) {
   const e = response.plans[sel];
   if (!e) return 'No configuration fits.';
   const mfu = fmtShare(e.mfu);
-  return `${sel === 0 ? 'Recommended plan' : `Plan ${sel + 1}`}: ${layoutText(e.parallel)}; ${fmtGb(e.memory_gb.total)} per GPU of ${fmtCapacity(e.memory_gb.capacity)}; ${fmtSeconds(e.step_time_s)} per step${mfu ? `; MFU ${mfu}` : ''}.`;
+  const time = e.step_time_s > 0 ? `; ${fmtSeconds(e.step_time_s)} per step` : '; not timed';
+  return `${sel === 0 ? 'Recommended plan' : `Plan ${sel + 1}`}: ${layoutText(e.parallel)}; ${fmtGb(e.memory_gb.total)} per GPU of ${fmtCapacity(e.memory_gb.capacity)}${time}${mfu ? `; MFU ${mfu}` : ''}.`;
 }
 
 /** The MoE caveat: a low MFU or a large bubble is what this model's answer looks like, not a bug. */
@@ -87,6 +88,35 @@ function MoeCaveat({ estimate, modelSpec }) {
       all-to-all{bubbly ? ' and the pipeline bubble' : ''} in full, with no overlap of communication and compute (such as
       DeepSeek-V3's DualPipe). {low ? 'A low MFU is expected; ' : ''}compare plans by step time and tokens per second.
     </p>
+  );
+}
+
+/**
+ * What the search says about its own answer (issue #12): capped (the best of what was searched,
+ * and why), a plan over the memory headroom, a simpler plan preferred over a faster one.
+ */
+export function SearchNotices({ search, shown, rank }) {
+  if (!search) return null;
+  const headroom = shown && shown.training && Number.isFinite(shown.training.memory_headroom) ? shown.training.memory_headroom : null;
+  const tolerance = Number.isFinite(search.tie_tolerance) ? search.tie_tolerance : null;
+  return (
+    <>
+      {search.capped ? (
+        <p class="notice caveat" data-testid="search-capped">
+          The search was capped: this is the best plan of the configurations it searched, not necessarily the best there is.
+          {search.capped_reason ? ` ${search.capped_reason}` : ''}
+        </p>) : null}
+      {search.within_headroom === false ? (
+        <p class="notice caveat" data-testid="search-headroom">
+          No plan fits within the usable share of memory{headroom !== null ? ` (${fmtShare(1 - headroom, 0) || ''} of HBM; ${fmtShare(headroom, 0) || ''} kept free)` : ''}:
+          the plans shown fit only the physical memory, leaving less than the headroom free for allocator fragmentation and spikes.
+        </p>) : null}
+      {search.fastest && rank === 0 ? (
+        <p class="sub" data-testid="search-fastest">
+          A simpler plan was preferred over the fastest one ({layoutText(search.fastest)}, {settingsText(search.fastest)}), which is
+          faster by less than the tie tolerance{tolerance !== null ? ` of ${fmtShare(tolerance, 0) || `${tolerance * 100}%`}` : ''} of the step time.
+        </p>) : null}
+    </>
   );
 }
 
@@ -115,7 +145,8 @@ function Results({ store, compact }) {
   const estimate = plans[sel];
   const stale = Boolean(error) || store.busy.value;
   const gpus = Number(typed(or(state, 'gpus')));
-  const gpn = Number(typed(or(state, 'gpn')));
+  // The engine's figure: an empty field takes the GPU preset's system.
+  const gpn = estimate && estimate.cluster ? estimate.cluster.gpus_per_node : Number(typed(or(state, 'gpn')));
   const explanation = store.explanations.value[sel] || (sel === 0 ? response.explanation : null);
   const closest = !plans.length && response.nearest_infeasible && response.nearest_infeasible[0];
   const inputError = error ? humanError(error) : null;
@@ -146,6 +177,7 @@ function Results({ store, compact }) {
           <p class="sub search-stats">{store.busy.value ? 'Searching…' : (
             <>{plural(response.search.configs_evaluated, 'configuration')} evaluated,{' '}
               {response.search.feasible.toLocaleString('en-US')} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
+          <SearchNotices search={response.search} shown={estimate} rank={sel} />
           <Diagnostics diagnostics={estimate.diagnostics} hasPlans />
           {!compact ? (
             <>
@@ -166,7 +198,7 @@ function Results({ store, compact }) {
             <>
               <TimeBreakdown estimate={estimate} />
               <LayoutPicture layout={store.layout.value} />
-              <PipelineTimeline parallel={estimate.parallel} pipeline={estimate.pipeline} />
+              <PipelineTimeline parallel={estimate.parallel} pipeline={estimate.pipeline} schedule={store.schedule.value} />
               <Explanation explanation={explanation} forPlan={store.explanations.value[sel] ? sel : 0} />
             </>
           ) : null}
@@ -232,7 +264,7 @@ export function App({ store }) {
       ) : (
         <div class="columns">
           <div class="mobile-bar" data-testid="mobile-bar">
-            <span class="mobile-plan">{shown ? `${layoutText(shown.parallel)} · ${shown.fits ? fmtSeconds(shown.step_time_s) : 'does not fit'}` : 'No plan yet'}</span>
+            <span class="mobile-plan">{shown ? `${layoutText(shown.parallel)} · ${shown.fits && shown.step_time_s > 0 ? fmtSeconds(shown.step_time_s) : 'does not fit'}` : 'No plan yet'}</span>
             <a href="#inputs" class="edit-inputs" onClick={(e) => focusById('f-model', e)}>Edit inputs</a>
           </div>
           <aside class="inputs" id="inputs" aria-label="Inputs">

@@ -1,4 +1,5 @@
 // Launch configurations for the selected scenario's plan, from the engine's `launch` command.
+import { ChosenBySearch } from './ChosenBySearch.jsx';
 import { CopyButton } from './CopyButton.jsx';
 
 export const FORMATS = [
@@ -36,6 +37,7 @@ export function LaunchPanel({ format, onFormat, launch }) {
         <p class="sub">For the plan TP {p.tp} · PP {p.pp}{p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP {p.dp}{p.cp > 1 ? ` · CP ${p.cp}` : ''}{p.ep > 1 ? ` · EP ${p.ep}` : ''},
           micro-batch {p.micro_batch}, recompute {p.recompute}, ZeRO {p.zero}: the plan selected in the Planner. Placeholders (paths, addresses) are marked in the text.</p>
       ) : null}
+      {current && current.response ? <ChosenBySearch fields={current.response.chosen_by_search} /> : null}
       {current && current.error ? (
         <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>
       ) : null}

@@ -2,6 +2,7 @@
 // full, coloured by pipeline stage, TP groups outlined; identical replicas collapsed to a count.
 // What to draw is the engine's replica view (`layout_view`): this file only renders it.
 import { linkText, rowCaption, stageChangesAfter, tpRuns } from '../state/layout.js';
+import { ChosenBySearch } from './ChosenBySearch.jsx';
 
 const CELL = 26;
 const GAP = 4;
@@ -38,6 +39,7 @@ export function LayoutPicture({ layout }) {
     <section class="card" aria-labelledby="layout-h">
       <h3 id="layout-h">Layout on the cluster</h3>
       <p class="sub">{summary}</p>
+      <ChosenBySearch fields={layout.response.chosen_by_search} />
       <ul class="links">
         <li><b>TP {sizes.tp}</b> {sizes.tp > 1 ? `over ${linkText(links.tp)}` : '(none)'}{links.tp.link === 'network' ? ' — crosses nodes!' : ''}</li>
         {sizes.cp > 1 ? <li><b>CP {sizes.cp}</b> over {linkText(links.cp)}</li> : null}

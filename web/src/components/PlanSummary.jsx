@@ -17,6 +17,24 @@ export function settingsText(p) {
   return `micro-batch ${p.micro_batch}, ${p.sequence_parallel ? 'sequence parallel, ' : ''}${p.recompute === 'none' ? 'no' : p.recompute} recompute, ${p.zero > 0 ? `ZeRO-${p.zero}` : 'no ZeRO'}`;
 }
 
+/** Whether the engine timed the plan: a grid that is not the cluster gets no step time, MFU or
+ * throughput ("timed": false, the figures null), only the reason. */
+export const isTimed = (estimate) => estimate.timed !== false && estimate.step_time_s !== null && estimate.step_time_s !== undefined;
+
+/** Why the engine did not time a plan, in its own words (its error diagnostic). */
+export function untimedWhy(estimate) {
+  const d = (estimate.diagnostics || []).find((x) => x.code === 'plan.gpu_count_mismatch') ||
+    (estimate.diagnostics || []).find((x) => x.severity === 'error');
+  return `not timed: ${d ? d.message : 'the grid is not the cluster'}`;
+}
+
+/** The step time as shown, or hidden with why. */
+export function stepFigure(estimate) {
+  if (!isTimed(estimate)) return { text: '–', why: untimedWhy(estimate) };
+  if (!estimate.fits) return { text: '–', why: 'not meaningful for a plan that cannot run' };
+  return { text: fmtSeconds(estimate.step_time_s) };
+}
+
 /** The bubble as a share of the step, (p−1)/(v·m + p−1): under 100% by construction. */
 export function bubbleFigure(estimate) {
   const b = estimate.pipeline.bubble_fraction;
@@ -26,6 +44,7 @@ export function bubbleFigure(estimate) {
 
 /** MFU as shown, or hidden with why (an invalid plan's or an impossible figure). */
 export function mfuFigure(estimate) {
+  if (!isTimed(estimate)) return { text: '–', why: untimedWhy(estimate) };
   if (!estimate.fits) return { text: '–', why: 'not meaningful for a plan that cannot run' };
   const text = fmtShare(estimate.mfu);
   return text ? { text } : { text: '–', why: 'the engine computed more than 100% of peak for this plan: a model error, not shown' };
@@ -37,13 +56,21 @@ export function PlanSummary({ estimate, rank, answer, title }) {
   const mem = estimate.memory_gb;
   const mfu = mfuFigure(estimate);
   const bubble = bubbleFigure(estimate);
+  const step = stepFigure(estimate);
+  const timed = isTimed(estimate);
   const items = [
     ['Memory per GPU', `${fmtGb(mem.total)} of ${fmtCapacity(mem.capacity)}`, null],
-    ['Step time', estimate.fits ? fmtSeconds(estimate.step_time_s) : '–', estimate.fits ? null : 'not meaningful for a plan that cannot run'],
+    ['Step time', step.text, step.why],
     ['MFU', mfu.text, mfu.why],
-    ['Bubble', bubble.text, bubble.why],
+    ['Bubble (of the step)', bubble.text, bubble.why],
   ];
-  const hidden = items.filter(([, , why]) => why);
+  // One sentence per reason: an untimed plan's step time and MFU share theirs.
+  const hidden = [];
+  for (const [k, , why] of items.filter(([, , w]) => w)) {
+    const same = hidden.find((h) => h.why === why);
+    if (same) same.names.push(k);
+    else hidden.push({ names: [k], why });
+  }
   return (
     <section class={`summary ${estimate.fits ? 'ok' : 'bad'}`} aria-labelledby="summary-h" data-testid="plan-summary" data-plan={planKey(p)}>
       <p class="verdict" id="summary-h">
@@ -51,13 +78,13 @@ export function PlanSummary({ estimate, rank, answer, title }) {
         {title ? <span class="muted"> — {title}</span> : null}
       </p>
       <p class="headline" data-testid="plan-layout">{layoutText(p)}</p>
-      <p class="sub settings">{settingsText(p)}{estimate.fits && estimate.tokens_per_s ? ` · ${fmtInt(estimate.tokens_per_s)} tokens/s` : ''}
-        {estimate.days_to_train ? ` · ${estimate.days_to_train.toFixed(1)} days to train` : ''}</p>
+      <p class="sub settings">{settingsText(p)}{timed && estimate.fits && estimate.tokens_per_s ? ` · ${fmtInt(estimate.tokens_per_s)} tokens/s` : ''}
+        {timed && estimate.days_to_train ? ` · ${estimate.days_to_train.toFixed(1)} days to train` : ''}</p>
       <dl>
         {items.map(([k, v, why]) => (<div key={k}><dt>{k}</dt><dd title={why || undefined}>{v}</dd></div>))}
       </dl>
       {hidden.length ? (
-        <p class="sub" data-testid="hidden-figures">{hidden.map(([k, , why]) => `${k} not shown: ${why}.`).join(' ')}</p>
+        <p class="sub" data-testid="hidden-figures">{hidden.map((h) => `${h.names.join(' and ')} not shown: ${h.why.replace(/\.$/, '')}.`).join(' ')}</p>
       ) : null}
       {answer ? (
         <>

@@ -1,7 +1,7 @@
 // The ranked plans; a row's button selects it. Figures the engine got impossible are hidden
 // (with the reason in the cell's title) rather than shown.
-import { bubbleFigure, mfuFigure } from './PlanSummary.jsx';
-import { fmtGb, fmtSeconds } from '../state/format.js';
+import { bubbleFigure, mfuFigure, stepFigure } from './PlanSummary.jsx';
+import { fmtGb } from '../state/format.js';
 
 const COLUMNS = [
   ['#', 'rank, best first'], ['tp', 'tensor parallel: splits every layer (inside a node)'],
@@ -10,7 +10,7 @@ const COLUMNS = [
   ['mb', 'micro-batch size (sequences)'], ['sp', 'sequence parallelism (splits LayerNorm and dropout activations over TP)'],
   ['recompute', 'activation recomputation'],
   ['zero', 'ZeRO stage: 1 optimizer, 2 + gradients, 3 + weights sharded over DP'],
-  ['memory/GPU', 'fullest stage, GB (1e9 bytes)'], ['bubble', 'pipeline bubble, share of the step: (p−1)/(v·m + p−1)'],
+  ['memory/GPU', 'fullest stage, GB (1e9 bytes)'], ['bubble (of step)', 'pipeline bubble, share of the step: (p−1)/(v·m + p−1); over the ideal compute time it is (p−1)/(v·m)'],
   ['step', 'time per training step'], ['MFU', 'model FLOPs utilisation'],
 ];
 
@@ -45,7 +45,7 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
                 <td>{p.micro_batch}</td><td>{p.sequence_parallel ? 'on' : 'off'}</td><td>{p.recompute}</td><td>{p.zero}</td>
                 <td class={e.fits_in_memory ? '' : 'over'}>{fmtGb(e.memory_gb.total)}</td>
                 <Figure figure={bubbleFigure(e)} />
-                <td title={e.fits ? undefined : 'not meaningful for a plan that cannot run'}>{e.fits ? fmtSeconds(e.step_time_s) : '–'}</td>
+                <Figure figure={stepFigure(e)} />
                 <Figure figure={mfuFigure(e)} />
               </tr>
             );

@@ -1,5 +1,6 @@
 // The design report of the selected plan, from the engine's `report` command: its structured
 // figures, each linked to the numbered formula that produced it, and the Markdown to copy.
+import { ChosenBySearch } from './ChosenBySearch.jsx';
 import { CopyButton } from './CopyButton.jsx';
 import { Diagnostics } from './Diagnostics.jsx';
 import { Explanation } from './Explanation.jsx';
@@ -50,6 +51,7 @@ export function ReportPanel({ report, explanation, tokenBudget }) {
       <h2 id="report-h">{r.title}</h2>
       <CopyButton text={markdown} label="Copy report as Markdown" />
       <p class="answer" data-testid="report-summary">{r.summary}</p>
+      <ChosenBySearch fields={report.response.chosen_by_search} />
       {!tokenBudget ? (
         <p class="notice" data-testid="report-hint">No token budget given, so the report has no days to train: enter one under
           Training → Token budget (for example 300B or 15T).</p>

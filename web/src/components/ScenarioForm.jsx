@@ -4,8 +4,9 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, isPinned, presetToCustom, typed } from '../state/scenario.js';
-import { GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
+import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
+import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
+import { ModelImport } from './ModelImport.jsx';
 
 const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
@@ -16,6 +17,17 @@ function specValue(spec, key) {
   // A GPU's memory is entered in GiB, as the "80GB" parts are sold (80 GiB of HBM).
   const v = key === 'memory_gb' && spec && spec.memory_gib !== undefined && spec.memory_gib !== '' ? spec.memory_gib : spec && spec[key];
   return v === undefined || v === null ? '' : String(v);
+}
+
+/** The engine's imported model as an editable custom spec (numbers as the text fields hold them). */
+function importedModel(model) {
+  const spec = {};
+  for (const [k, v] of Object.entries(model)) {
+    if (k === 'moe') spec.moe = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
+    else spec[k] = typeof v === 'number' ? String(v) : v;
+  }
+  if (!('moe' in spec)) spec.moe = null;
+  return spec;
 }
 
 const defaultHint = (key) => `${SCENARIO_DEFAULTS[key]} (default)`;
@@ -34,14 +46,18 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const models = presets ? presets.models : {};
   const gpus = presets ? presets.gpus : {};
   const modelSpec = typeof state.model === 'string' ? models[state.model] : state.model;
-  const gpuSpec = typeof state.gpu === 'string' ? gpus[state.gpu] : state.gpu;
+  const gpuSpec = resolveGpu(state.gpu, presets);
   const modelIsPreset = typeof state.model === 'string';
-  const gpuIsPreset = typeof state.gpu === 'string';
+  // A preset with overrides ({"preset": id, ...}) still shows its preset in the select.
+  const gpuPresetId = typeof state.gpu === 'string' ? state.gpu
+    : state.gpu && typeof state.gpu.preset === 'string' ? state.gpu.preset : null;
+  const gpuIsPreset = gpuPresetId !== null;
+  const overrides = gpuOverrides(state.gpu);
 
   const modelOptions = [...Object.entries(models).map(([id, m]) => [id, m.name]), ['custom', 'Custom model…']];
   if (modelIsPreset && !models[state.model]) modelOptions.unshift([state.model, state.model]);
   const gpuOptions = [...Object.entries(gpus).map(([id, g]) => [id, g.name]), ['custom', 'Custom GPU…']];
-  if (gpuIsPreset && !gpus[state.gpu]) gpuOptions.unshift([state.gpu, state.gpu]);
+  if (gpuIsPreset && !gpus[gpuPresetId]) gpuOptions.unshift([gpuPresetId, gpuPresetId]);
 
   // Editing a preset's field turns it into a custom spec based on that preset.
   const editModel = (key, value, moe = false) => {
@@ -51,19 +67,33 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
     else next[key] = value;
     onChange({ model: next });
   };
+  // Editing a preset GPU's field makes a preset with overrides: the preset's figures and
+  // calibration, changed only where the user says (issue #15); a custom GPU stays custom.
   const editGpu = (key, value) => {
-    const base = gpuIsPreset ? (gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {}) : state.gpu;
+    const base = typeof state.gpu === 'string' ? { preset: state.gpu } : state.gpu;
     // One memory figure: the GiB the part holds, also its marketed size ("80GB" = 80 GiB).
     const patch = key === 'memory_gb' ? { memory_gb: value, memory_gib: value } : { [key]: value };
     onChange({ gpu: { ...base, ...patch } });
   };
+  const system = gpuSpec && gpuSpec.system ? gpuSpec.system : null;
+  const topologyHint = {
+    nvd: system ? `${system.nvlink_domain_gpus} (${system.name || 'the preset'})` : '= GPUs per node',
+    nics: system && system.nics_per_node ? `${system.nics_per_node} (preset)` : 'from the GPU spec',
+    nicg: system && system.nic_gbits_per_s ? `${system.nic_gbits_per_s} (preset)` : 'from the GPU spec',
+    osub: '1 (non-blocking)',
+  };
+  const topologySet = ['nvd', 'nics', 'nicg', 'rail', 'osub'].some((k) => state[k] !== '' && state[k] !== undefined);
   const pickModel = (id) => {
     if (id !== 'custom') onChange({ model: id }, PUSH);
     else if (modelIsPreset) onChange({ model: models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null } }, PUSH);
   };
   const pickGpu = (id) => {
     if (id !== 'custom') onChange({ gpu: id }, PUSH);
-    else if (gpuIsPreset) onChange({ gpu: gpus[state.gpu] ? presetToCustom(gpus[state.gpu], 'gpu') : {} }, PUSH);
+    else if (gpuIsPreset) {
+      // From a preset with overrides: the preset's figures with the overrides, all editable.
+      const { preset, ...changed } = typeof state.gpu === 'string' ? {} : state.gpu;
+      onChange({ gpu: gpus[gpuPresetId] ? presetToCustom({ ...gpus[gpuPresetId], ...changed }, 'gpu') : {} }, PUSH);
+    }
   };
   const pinned = isPinned(state);
   const unpinAll = () => onChange(UNPINNED, PUSH);
@@ -77,6 +107,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
         <legend>Model</legend>
         <Field id="f-model" label="Model" value={modelIsPreset ? state.model : 'custom'} options={modelOptions}
                onInput={pickModel} error={err('model')} wide />
+        <ModelImport onImport={(model) => onChange({ model: importedModel(model), ...UNPINNED }, PUSH)} />
         {pinsDropped ? <p class="field-hint" role="status" data-testid="pins-dropped">Parallel settings are searched again for this model (the pins were the previous model's); Back restores them.</p> : null}
         <details open={!modelIsPreset}>
           <summary>{modelIsPreset ? 'Architecture (edit to customise)' : 'Custom architecture'}</summary>
@@ -101,10 +132,15 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
 
       <fieldset>
         <legend>Hardware</legend>
-        <Field id="f-gpu" label="GPU" value={gpuIsPreset ? state.gpu : 'custom'} options={gpuOptions}
+        <Field id="f-gpu" label="GPU" value={gpuIsPreset ? gpuPresetId : 'custom'} options={gpuOptions}
                onInput={pickGpu} error={err('gpu')} wide />
-        <details open={!gpuIsPreset}>
-          <summary>{gpuIsPreset ? 'GPU spec (edit to customise)' : 'Custom GPU'}</summary>
+        {overrides.length ? (
+          <p class="field-hint" data-testid="gpu-overrides">
+            The preset with {overrides.map((k) => GPU_LABELS[k] || k).join(', ')} changed (its calibration is kept).{' '}
+            <button type="button" class="link" onClick={() => onChange({ gpu: gpuPresetId }, PUSH)}>Reset to the preset</button>
+          </p>) : null}
+        <details open={!gpuIsPreset || overrides.length > 0}>
+          <summary>{gpuIsPreset ? 'GPU spec (edit to change the preset)' : 'Custom GPU'}</summary>
           <div class="grid">
             {GPU_FIELDS.map((k) => (
               <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
@@ -113,9 +149,22 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
                      hint={k === 'memory_gb' ? 'as sold: an "80GB" part holds 80 GiB = 85.9 GB' : undefined} />))}
           </div>
         </details>
+        <details open={topologySet} data-testid="topology">
+          <summary>Topology: NVLink domain and network {topologySet ? '' : <span class="muted">(the preset's system)</span>}</summary>
+          <div class="grid">
+            {['nvd', 'nics', 'nicg', 'osub'].map((k) => (
+              <Field key={k} id={`f-${k}`} label={FIELD_LABELS[k]} value={state[k]} placeholder={topologyHint[k]}
+                     inputMode={k === 'nicg' || k === 'osub' ? 'decimal' : 'numeric'} kind={k === 'nicg' || k === 'osub' ? 'decimal' : 'count'}
+                     onInput={(v) => onChange({ [k]: v })} error={err(k)} />))}
+            <Field id="f-rail" label={FIELD_LABELS.rail} value={state.rail}
+                   options={[['', 'default (yes)'], ['true', 'yes'], ['false', 'no'], ...(['', 'true', 'false'].includes(state.rail) ? [] : [[state.rail, state.rail]])]}
+                   onInput={(v) => onChange({ rail: v }, PUSH)} error={err('rail')} />
+          </div>
+          <p class="field-hint">A GB200/GB300 NVL72 rack is one 72-GPU NVLink domain of 4-GPU nodes; NICs × rate is each node's scale-out bandwidth, shared by its GPUs and divided by the oversubscription.</p>
+        </details>
         <div class="grid">
           <Field id="f-gpus" label="GPUs" value={state.gpus} placeholder={defaultHint('gpus')} onInput={(v) => onChange({ gpus: v })} error={err('gpus')} />
-          <Field id="f-gpn" label="GPUs per node" value={state.gpn} placeholder={defaultHint('gpn')} onInput={(v) => onChange({ gpn: v })} error={err('gpn')} />
+          <Field id="f-gpn" label="GPUs per node" value={state.gpn} placeholder={system && system.gpus_per_node ? `${system.gpus_per_node} (${system.name || 'the preset'})` : defaultHint('gpn')} onInput={(v) => onChange({ gpn: v })} error={err('gpn')} />
         </div>
       </fieldset>
 

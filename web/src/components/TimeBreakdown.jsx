@@ -9,7 +9,8 @@ const PARTS = [
 ];
 
 export function TimeBreakdown({ estimate }) {
-  if (!estimate || !estimate.time_s) return null;
+  // An untimed plan (a grid that is not the cluster) has no time_s: nothing to break down.
+  if (!estimate || !estimate.time_s || !(estimate.step_time_s > 0)) return null;
   const t = estimate.time_s;
   const total = estimate.step_time_s;
   const parts = PARTS.filter(([k]) => t[k] > 0).map(([k, name]) => ({

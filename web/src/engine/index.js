@@ -206,6 +206,10 @@ export const launch = (scenario, format) => request({ command: 'launch', scenari
 export const report = (scenario) => request({ command: 'report', scenario }, 'report');
 /** The layout picture's replica view of the scenario's chosen plan (layout.h replica_view). */
 export const layoutView = (scenario) => request({ command: 'layout_view', scenario }, 'layout');
+/** The timeline picture's pipeline schedule of the scenario's chosen plan (pipeline_schedule.h). */
+export const schedule = (scenario) => request({ command: 'schedule', scenario }, 'schedule');
+/** A Hugging Face config.json as a pplan model: {model, mapped_from, notes} (hf_config.h). */
+export const importModel = (config) => request({ command: 'import_model', config }, 'import');
 export const presets = () => request({ command: 'presets' });
 /** A bounded sample of the feasible configurations, the Pareto front, the ranked plans marked
  * (search/landscape.h); `top` must match the plan request's so the ranks agree. */

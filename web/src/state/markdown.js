@@ -5,13 +5,13 @@ const cell = (v) => String(v).replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
 
 /** Markdown for a plan response ({plans}) and the scenario title. */
 export function plansToMarkdown(plans, title = '') {
-  const head = ['#', 'tp', 'pp', 'vpp', 'dp', 'cp', 'ep', 'mb', 'sp', 'recompute', 'zero', 'memory/GPU', 'bubble', 'step', 'MFU'];
+  const head = ['#', 'tp', 'pp', 'vpp', 'dp', 'cp', 'ep', 'mb', 'sp', 'recompute', 'zero', 'memory/GPU', 'bubble (of step)', 'step', 'MFU'];
   const rows = plans.map((e, i) => {
     const p = e.parallel;
     const b = e.pipeline.bubble_fraction;
     return [i + 1, p.tp, p.pp, p.vpp, p.dp, p.cp, p.ep, p.micro_batch, p.sequence_parallel ? 'on' : 'off', p.recompute, p.zero,
       `${fmtGb(e.memory_gb.total)} of ${fmtCapacity(e.memory_gb.capacity)}`, (b >= 0 && b <= 1 && fmtShare(b)) || '–',
-      fmtSeconds(e.step_time_s), fmtShare(e.mfu) || '–'];
+      e.step_time_s > 0 ? fmtSeconds(e.step_time_s) : '–', fmtShare(e.mfu) || '–'];
   });
   const lines = [];
   if (title) lines.push(`**${cell(title)}**`, '');

@@ -19,6 +19,8 @@ export const FIELD_LABELS = {
   prec: 'Precision', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
+  nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',
+  osub: 'Oversubscription',
 };
 
 /** The label of a form field key ('gpus', 'model.hidden', 'gpu.memory_gb'). */

@@ -3,7 +3,7 @@
 // else is sent as typed so the engine names the field and says what is wrong (one validator, in
 // C++, for the CLI and the page alike). Scenario fields left empty take SCENARIO_DEFAULTS.
 
-import { REPORT_FIELDS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
+import { EXTRA_FIELDS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
 import { parseQuantity } from './quantity.js';
 
 /**
@@ -14,12 +14,15 @@ import { parseQuantity } from './quantity.js';
 export const SCENARIO_DEFAULTS = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536',
 });
+// gpn's default is shown only: an empty field is left out of the scenario (see toScenario).
 
 /** A scenario field's value, or its documented default when it is empty. */
 export const withDefault = (state, key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
 
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
-export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal' };
+export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal' };
+/** Fields that are true or false in the scenario (the form's select says 'true' or 'false'). */
+const BOOLEAN_KEYS = new Set(['rail']);
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */
@@ -29,7 +32,7 @@ export const PATHS = {
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
   rc: '/parallel/recompute', zero: '/parallel/zero',
-  ...Object.fromEntries(Object.entries(REPORT_FIELDS).map(([k, [group, field]]) => [k, `/${group}/${field}`])),
+  ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
 export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
 /** Every parallel field empty: the search is free. */
@@ -41,7 +44,7 @@ export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && 
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation'];
 export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers'];
 export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
-const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id']);
+const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset']);
 
 /** Text as typed -> a number when it spells one ("8k", "4,096"), else the text (the engine rejects it by name). */
 export function typed(text, kind = 'count') {
@@ -84,7 +87,9 @@ export function toScenario(state) {
   doc.model = typeof state.model === 'string' ? or('model') : specToDocument(state.model, 'count');
   doc.cluster = { gpu: typeof state.gpu === 'string' ? or('gpu') : specToDocument(state.gpu, 'decimal') };
   doc.cluster.gpus = typed(or('gpus'));
-  doc.cluster.gpus_per_node = typed(or('gpn'));
+  // Left empty, GPUs per node come from the GPU preset's system (4 on a GB200 NVL72 tray, 8 on
+  // a DGX), or 8 without one: the engine's default (json_io.cpp parse_scenario), not the page's.
+  if (state.gpn !== '' && state.gpn !== undefined) doc.cluster.gpus_per_node = typed(state.gpn);
   doc.training = {};
   doc.training.seq_len = typed(or('seq'));
   doc.training.global_batch = typed(or('gbs'));
@@ -99,10 +104,12 @@ export function toScenario(state) {
     else parallel[name] = typed(v);
   }
   if (Object.keys(parallel).length) doc.parallel = parallel;
-  for (const [k, [group, field]] of Object.entries(REPORT_FIELDS)) {
-    if (state[k] === '' || state[k] === undefined) continue;
-    doc[group] = doc[group] || {};
-    doc[group][field] = typed(state[k], kindOf(k));
+  for (const [k, path] of Object.entries(EXTRA_FIELDS)) {
+    const v = state[k];
+    if (v === '' || v === undefined) continue;
+    let holder = doc;
+    for (const name of path.slice(0, -1)) holder = (holder[name] = holder[name] || {});
+    holder[path[path.length - 1]] = BOOLEAN_KEYS.has(k) ? (v === 'true' ? true : v === 'false' ? false : v) : typed(v, kindOf(k));
   }
   if (state.x) mergeInto(doc, JSON.parse(JSON.stringify(state.x)));
   return doc;
@@ -163,10 +170,31 @@ export function fieldForPath(path) {
   if (m) return `model.moe.${m[1]}`;
   m = /^\/model\/(moe|[a-z_]+)$/.exec(path);
   if (m) return `model.${m[1]}`;
+  if (path === '/cluster/gpu/preset') return 'gpu';
   m = /^\/cluster\/gpu\/([a-z0-9_]+)$/.exec(path);
   if (m) return `gpu.${m[1]}`;
   return null;
 }
+
+/**
+ * The GPU a state names, as the form shows it: a preset, a preset with overrides
+ * ({"preset": id, field: value, ...}: the preset's figures, changed where given; the engine
+ * keeps the preset's calibration), or a custom spec. Null when the preset is not known (yet).
+ */
+export function resolveGpu(gpu, presets) {
+  const gpus = presets ? presets.gpus : {};
+  if (typeof gpu === 'string') return gpus[gpu] || null;
+  if (!gpu || typeof gpu !== 'object') return null;
+  if (typeof gpu.preset !== 'string') return gpu;
+  const base = gpus[gpu.preset];
+  if (!base) return null;
+  const { preset, ...overrides } = gpu;
+  return { ...base, ...overrides, name: `${base.name} (changed)` };
+}
+
+/** The fields a preset with overrides changes (none for a preset or a custom spec). */
+export const gpuOverrides = (gpu) => (gpu && typeof gpu === 'object' && typeof gpu.preset === 'string'
+  ? Object.keys(gpu).filter((k) => k !== 'preset' && k !== 'memory_gib') : []);
 
 /** A preset (as the presets command returns it) turned into an editable custom spec. */
 export function presetToCustom(preset, kind) {

@@ -27,6 +27,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   const launch = signal(null);      // {format, text|layout|problems} or {error}
   const report = signal(null);      // {response} or {error}: the design report of the selected plan
   const layout = signal(null);      // {response} or {error}: the engine's layout view of the selected plan
+  const pipelineSchedule = signal(null); // {response} or {error}: the engine's pipeline schedule of the selected plan
   const landscape = signal(null);   // {response, key} or {error}: the sample of the whole search
   const scaling = signal(null);     // {response, key} or {error}: the sweep over GPU counts
   const galleryResults = signal({}); // file -> best plan (or {error})
@@ -73,6 +74,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
       engine.mark('pplan:plan');
       explainSelected();
       refreshLayout();
+      refreshSchedule();
       refreshPictures(doc, key);
     } catch (e) {
       if (seq !== computeSeq || (e && e.code === 'superseded')) return;
@@ -151,23 +153,32 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     }
   }
 
-  /** The layout picture's view of the selected plan (all its settings pinned): where its ranks
-   * sit is the engine's answer (layout_view), never a formula of the page's own. */
-  let layoutSeq = 0;
-  async function refreshLayout() {
-    const seq = ++layoutSeq;
-    const plan = selected.value;
-    if (embed || !plan) {
-      layout.value = null;
-      return;
-    }
-    try {
-      const response = await engine.layoutView({ ...scenario.value, parallel: plan.parallel });
-      if (seq === layoutSeq) layout.value = { response };
-    } catch (e) {
-      if (seq === layoutSeq && !(e && e.code === 'superseded')) layout.value = { error: e };
-    }
+  /**
+   * A picture of the selected plan (all its settings pinned) drawn from the engine's answer, kept
+   * in `target` as {response} or {error}; only the latest request's answer is kept. `wanted(plan)`
+   * says whether the picture exists (embeds draw neither).
+   */
+  function selectedPlanPicture(target, ask, wanted = () => true) {
+    let seq = 0;
+    return async function refresh() {
+      const mine = ++seq;
+      const plan = selected.value;
+      if (embed || !plan || !wanted(plan)) {
+        target.value = null;
+        return;
+      }
+      try {
+        const response = await ask({ ...scenario.value, parallel: plan.parallel });
+        if (mine === seq) target.value = { response };
+      } catch (e) {
+        if (mine === seq && !(e && e.code === 'superseded')) target.value = { error: e };
+      }
+    };
   }
+  /** Where the selected plan's ranks sit: the engine's layout_view, never a formula of the page's own. */
+  const refreshLayout = selectedPlanPicture(layout, engine.layoutView);
+  /** Which pass each stage runs when: the engine's schedule, never a simulation of the page's own. */
+  const refreshSchedule = selectedPlanPicture(pipelineSchedule, engine.schedule, (plan) => plan.parallel.pp > 1);
 
   /** The pictures of the whole search (landscape, scaling sweep), in their own engine so they
    * never delay the next plan; each answer is kept only while its scenario is current. */
@@ -218,7 +229,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     if (scenarioChanged && !('sel' in patch)) next.sel = '0';
     state.value = next;
     if (scenarioChanged) schedule();
-    else if (next.sel !== before.sel) { explainSelected(); refreshLayout(); }
+    else if (next.sel !== before.sel) { explainSelected(); refreshLayout(); refreshSchedule(); }
     if (next.tab === 'report' && !scenarioChanged && (next.sel !== before.sel || next.tab !== before.tab)) refreshReport();
     if (next.tab === 'launch' && (next.fmt !== before.fmt || next.tab !== before.tab)) refreshLaunch();
     if (next.tab === 'examples' && before.tab !== 'examples') refreshGallery();
@@ -282,6 +293,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
 
   return {
     state, banner, presets, result, resultKey, hash, explanations, error, busy, launch, report, layout, landscape, scaling,
+    schedule: pipelineSchedule,
     gallery: galleryResults, ready, scenario, selected, fieldErrors, pinsDropped, focusMain,
     embed, update, loadExample, loadHash, init, compute: () => schedule(0), shareUrl, embedUrl,
     dismissBanner: () => { banner.value = null; },

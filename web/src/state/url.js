@@ -18,9 +18,22 @@ export const REPORT_FIELDS = {
   tokens: ['training', 'token_budget'], storage: ['report', 'storage_gbytes_per_s'],
   failrate: ['report', 'failures_per_gpu_hour'], restart: ['report', 'restart_s'],
 };
+/**
+ * The cluster's topology (issue #15), added to v1 the same way: the NVLink domain and the
+ * scale-out network (json_io.cpp parse_scenario). Key -> path in the scenario. Empty: the GPU
+ * preset's system decides, so old links open exactly as before.
+ */
+export const TOPOLOGY_FIELDS = {
+  nvd: ['cluster', 'nvlink_domain_gpus'], nics: ['cluster', 'network', 'nics_per_node'],
+  nicg: ['cluster', 'network', 'nic_gbits_per_s'], rail: ['cluster', 'network', 'rail_optimized'],
+  osub: ['cluster', 'network', 'oversubscription'],
+};
+/** Every optional field with a key of its own: key -> path in the scenario. */
+export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS };
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
-  'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero', ...Object.keys(REPORT_FIELDS)];
+  'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero', ...Object.keys(REPORT_FIELDS),
+  ...Object.keys(TOPOLOGY_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
@@ -37,7 +50,8 @@ const MAX_VALUE_CHARS = 200;
 export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
-  tokens: '', storage: '', failrate: '', restart: '', x: null, ...UI_DEFAULTS,
+  tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '',
+  x: null, ...UI_DEFAULTS,
 });
 
 /** A state with every scenario field empty (what a readable link starts from). */
@@ -48,19 +62,29 @@ export function emptyState() {
 }
 
 /**
- * Moves report inputs found in the extra fields `x` (numbers or text) into their own keys, so the
- * form shows them; objects left empty are dropped. A key that is already set wins. Pure.
+ * Moves the optional fields found in the extra fields `x` (report inputs, topology: numbers,
+ * booleans or text) into their own keys, so the form shows them; objects left empty are
+ * dropped. A key that is already set wins. Pure.
  */
 export function liftReportFields(state) {
   if (!state.x) return state;
   const x = JSON.parse(JSON.stringify(state.x));
   const out = { ...state };
-  for (const [key, [group, field]] of Object.entries(REPORT_FIELDS)) {
-    const v = x[group] && typeof x[group] === 'object' ? x[group][field] : undefined;
-    if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string') {
-      if (out[key] === '' || out[key] === undefined) out[key] = String(v);
-      delete x[group][field];
-      if (!Object.keys(x[group]).length) delete x[group];
+  for (const [key, path] of Object.entries(EXTRA_FIELDS)) {
+    const parents = [x];
+    for (const name of path.slice(0, -1)) {
+      const parent = parents[parents.length - 1];
+      parents.push(parent && typeof parent[name] === 'object' && !Array.isArray(parent[name]) ? parent[name] : null);
+    }
+    const holder = parents[parents.length - 1];
+    const field = path[path.length - 1];
+    const v = holder ? holder[field] : undefined;
+    if (!((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean')) continue;
+    if (out[key] === '' || out[key] === undefined) out[key] = String(v);
+    delete holder[field];
+    for (let i = path.length - 1; i > 0; i--) {
+      const parent = parents[i - 1];
+      if (parent[path[i - 1]] && !Object.keys(parent[path[i - 1]]).length) delete parent[path[i - 1]];
     }
   }
   out.x = Object.keys(x).length ? x : null;

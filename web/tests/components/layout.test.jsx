@@ -58,7 +58,8 @@ describe('the layout picture renders the engine\'s view', () => {
   });
 
   it('a grid that is not the cluster shows the engine\'s reason instead of a picture', async () => {
-    const { container } = await drawn({ tp: 8, pp: 8, dp: 4 });
+    // cp pinned too: left open, the search would fill it (cp 4 makes the grid 1,024 again).
+    const { container } = await drawn({ tp: 8, pp: 8, dp: 4, cp: 1 });
     expect(container.querySelector('svg')).toBeNull();
     expect(screen.getByText(/256 ranks, but the cluster has 1024 GPUs/)).toBeTruthy();
   });
