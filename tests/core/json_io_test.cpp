@@ -570,5 +570,27 @@ TEST(JsonIo, OutputNumbersAreShortAndPlanIsDeterministic) {
   }
   EXPECT_GT(checked, 100u);
 }
+
+// FP8 asked on a GPU without FP8 (A100: fp8_tflops 0) is priced in BF16 and says so (issue #14);
+// on H100 it is not flagged.
+TEST(JsonIo, Fp8OnAGpuWithoutFp8IsFlagged) {
+  auto codes = [](const std::string& gpu) {
+    const nlohmann::json request = {
+        {"command", "evaluate"},
+        {"scenario",
+         {{"model", "gpt3-175b"},
+          {"cluster", {{"gpu", gpu}, {"gpus", 1024}}},
+          {"training", {{"seq_len", 2048}, {"global_batch", 1536}, {"precision", "fp8"}}},
+          {"parallel", {{"tp", 8}, {"pp", 8}}}}}};
+    const nlohmann::json r = nlohmann::json::parse(handle_request(request.dump()));
+    std::vector<std::string> out;
+    for (const auto& d : r["diagnostics"]) out.push_back(d["code"]);
+    return out;
+  };
+  const std::vector<std::string> a100 = codes("a100-80gb");
+  EXPECT_NE(std::find(a100.begin(), a100.end(), "plan.fp8_unsupported"), a100.end());
+  const std::vector<std::string> h100 = codes("h100-sxm");
+  EXPECT_EQ(std::find(h100.begin(), h100.end(), "plan.fp8_unsupported"), h100.end());
+}
 }  // namespace
 }  // namespace pplan

@@ -19,6 +19,7 @@
 /// | plan.tp_exceeds_node         | warning  | tp spans more GPUs than one NVLink domain        |
 /// | plan.ep_spans_nodes          | warning  | the EP all-to-all group leaves one node          |
 /// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |
+/// | plan.fp8_unsupported         | warning  | fp8 asked on a GPU without FP8: priced in BF16   |
 /// | plan.pp_bubble_large         | warning  | bubble over 20% of the step                      |
 /// | plan.gpus_per_node_mismatch  | warning  | gpus not a multiple of gpus_per_node             |
 /// | plan.defaults_filled         | info     | evaluate filled in parallel fields the scenario  |

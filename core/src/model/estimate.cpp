@@ -297,6 +297,13 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   e.parallel = parallel;
   ParallelConfig& p = e.parallel;
   const bool detailed = options.detailed;
+  if (detailed && scenario.training.precision == Precision::kFp8 &&
+      scenario.cluster.gpu.fp8_flops_per_s <= 0) {
+    e.diagnostics.push_back({"plan.fp8_unsupported", Severity::kWarning,
+                             scenario.cluster.gpu.name.substr(0, 80) +
+                                 " has no FP8 tensor cores (fp8_tflops = 0): priced in BF16, and "
+                                 "the Megatron, NeMo and torchtitan launches refuse FP8 on it"});
+  }
   if (p.tp <= 1) {
     if (p.sequence_parallel && detailed) {
       e.diagnostics.push_back({"plan.sp_needs_tp", Severity::kWarning,
