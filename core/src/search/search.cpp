@@ -285,7 +285,12 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     stats.capped_at_pp = pp;
   };
   // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
-  std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
+  // With each entry, the cheaper layer's whole time, which the bound below reads per configuration.
+  struct CachedLayerTimes {
+    LayerTimesPair times;
+    double cheaper_total_s;
+  };
+  std::map<std::array<int, 6>, CachedLayerTimes> layer_cache;
   for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
@@ -454,17 +459,20 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                     const std::array<int, 6> key{tp, cp, mb, ep, sp, int(p.recompute)};
                     auto cached = layer_cache.find(key);
                     if (cached == layer_cache.end()) {
-                      cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;
+                      const LayerTimesPair times = layer_times_for(scenario, p);
+                      cached = layer_cache
+                                   .emplace(key, CachedLayerTimes{times, std::min(times.dense.total_s(),
+                                                                                  times.moe.total_s())})
+                                   .first;
                     }
                     // Bound: every micro-batch and the bubble pass through the fullest stage,
                     // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
                     // A plan whose bound already loses to the kept ones cannot win.
                     const double threshold_s = families.threshold_s();
                     if (threshold_s < std::numeric_limits<double>::infinity()) {
-                      const LayerTimesPair& lt = cached->second;
                       const double m = double(global_batch) / (double(dp) * mb);
                       const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
-                                           std::min(lt.dense.total_s(), lt.moe.total_s());
+                                           cached->second.cheaper_total_s;
                       if (bound > threshold_s) {
                         if (const char* code = first_structural_error(scenario, p, split)) {
                           reject(code, 1);
@@ -477,7 +485,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                     }
                     EvaluateOptions fast;
                     fast.detailed = false;
-                    fast.layer_times = &cached->second;
+                    fast.layer_times = &cached->second.times;
                     fast.peak_memory = &peak;
                     Estimate e = evaluate(scenario, p, fast);
                     if (!e.feasible) {
