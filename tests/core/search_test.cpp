@@ -131,9 +131,10 @@ TEST(Ties, Zero1WinsOverZero2WhenTheyTie) {
 }
 
 // Llama 3 405B on 16,384 H100 at 8K (Llama Team 2024 Table 4: TP 8, CP 1, PP 16, DP 128): with
-// the pins removed the search answers CP 1, and the published layout is within the tie
-// tolerance of the answer or is the answer.
-TEST(Ties, Llama3_405bAt8kAnswersNoCpAndThePublishedLayoutTies) {
+// the pins removed the search takes CP > 1 only when it is faster than the best CP-1 plan by
+// more than the tie tolerance (here the published layout needs full recomputation to fit,
+// which the model prices; the gap is printed).
+TEST(Ties, Llama3_405bAt8kTakesCpOnlyBeyondTheTieTolerance) {
   Scenario s = load_scenario("examples/llama3-405b-8k-16384-h100.json");
   s.parallel = ParallelConstraints{};
   SearchOptions options;
