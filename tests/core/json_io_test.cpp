@@ -592,5 +592,22 @@ TEST(JsonIo, Fp8OnAGpuWithoutFp8IsFlagged) {
   const std::vector<std::string> h100 = codes("h100-sxm");
   EXPECT_EQ(std::find(h100.begin(), h100.end(), "plan.fp8_unsupported"), h100.end());
 }
+
+// first_stage_layers / last_stage_layers at pp = 1 were echoed without effect (issue #14).
+TEST(JsonIo, AnUnevenSplitAtPp1IsRefused) {
+  for (const char* key : {"first_stage_layers", "last_stage_layers"}) {
+    const nlohmann::json request = {
+        {"command", "evaluate"},
+        {"scenario",
+         {{"model", "gpt3-175b"},
+          {"cluster", {{"gpu", "a100-80gb"}, {"gpus", 1024}}},
+          {"training", {{"seq_len", 2048}, {"global_batch", 1536}}},
+          {"parallel", {{"tp", 8}, {"pp", 1}, {key, 3}}}}}};
+    const nlohmann::json r = nlohmann::json::parse(handle_request(request.dump()));
+    EXPECT_FALSE(r["ok"].get<bool>()) << key;
+    EXPECT_EQ(r["error"]["code"], "input.inconsistent");
+    EXPECT_EQ(r["error"]["path"], std::string("/parallel/") + key);
+  }
+}
 }  // namespace
 }  // namespace pplan

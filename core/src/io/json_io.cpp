@@ -843,6 +843,13 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     c.recompute_layers = r.optional_integer("recompute_layers", 1, s.model.layers);
     c.first_stage_layers = r.optional_integer("first_stage_layers", 1, s.model.layers);
     c.last_stage_layers = r.optional_integer("last_stage_layers", 1, s.model.layers);
+    // An uneven split needs stages to split: at pp = 1 it would be echoed without effect.
+    for (const char* key : {"first_stage_layers", "last_stage_layers"}) {
+      if (c.pp && *c.pp == 1 && r.has(key)) {
+        throw InputError("input.inconsistent", r.child(key),
+                         r.child(key) + " sets an uneven pipeline split, but parallel.pp is 1");
+      }
+    }
     r.finish();
   }
 
