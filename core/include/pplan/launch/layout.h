@@ -17,9 +17,9 @@ namespace pplan {
 
 /// Worlds above this many ranks list only their first ranks and groups (with a note),
 /// so a 100k-GPU layout stays a few hundred KB instead of hanging a browser tab. A fully
-/// listed world costs ~340 bytes of JSON per rank: 4096 ranks ≈ 1.4 MB (65536 were 27 MB,
-/// 38 s under the fuzzer's sanitizers).
-inline constexpr int kMaxListedRanks = 4096;
+/// listed world costs ~340 bytes of JSON per rank: 1024 ranks ≈ 350 KB (4096 were 1.4 MB and
+/// over 10 s under the fuzzer's sanitizers on a loaded core; 65536 were 27 MB).
+inline constexpr int kMaxListedRanks = 1024;
 
 /// The process groups of a plan. Dense grid (tp, cp, dp, pp) and expert grid
 /// (expert-tp = tp, ep, expert-dp, pp), as Megatron's two RankGenerators build them.
