@@ -182,7 +182,11 @@ const prefetched = new Map(); // request JSON -> its answer (a promise), asked f
  * same request made later takes this answer instead of asking again. */
 export function prefetch(envelope) {
   const json = JSON.stringify(envelope);
-  if (!prefetched.has(json)) prefetched.set(json, getBackend('planner').call(json, 'prefetch'));
+  if (prefetched.has(json)) return;
+  // No channel: one prefetch (the first plan, the presets) must never supersede another.
+  const answer = getBackend('planner').call(json);
+  answer.catch(() => {}); // whoever takes the answer sees its error; nobody may take it
+  prefetched.set(json, answer);
 }
 
 /** Runs one request and returns the engine's JSON text exactly as produced (for parity tests).
