@@ -136,6 +136,8 @@ describe('the main page', () => {
 
     const other = await openPage(url);
     await other.page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 1, null, { timeout: 20000 });
+    // Plan #2's own explanation is a second request after the plan: wait for it, not a race.
+    await other.page.waitForFunction(() => /30-second answer \(plan #2\)/.test(document.querySelector('.summary')?.textContent || ''), null, { timeout: 20000 });
     expect(await planText(other.page)).toBe(before);
     expect(await other.page.locator('#f-gpus').inputValue()).toBe('512');
     await other.context.close();

@@ -1,5 +1,6 @@
-// Builds the wasm engine with the `wasm` CMake preset and copies build/wasm/wasm/pplan.{mjs,wasm}
-// (the glue and the engine) to src/engine/generated/ (gitignored). `--if-needed` (used by build/test scripts) skips
+// Builds the wasm engines with the `wasm` CMake preset and copies build/wasm/wasm/pplan-plan.{mjs,wasm}
+// (the first-plan engine: glue and wasm) and pplan.{mjs,wasm} (the full engine) to
+// src/engine/generated/ (gitignored). `--if-needed` (used by build/test scripts) skips
 // the configure step when build/wasm is already configured: CMake then rebuilds only what changed.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const web = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const root = resolve(web, '..');
-const FILES = ['pplan.mjs', 'pplan.wasm'];
+const FILES = ['pplan-plan.mjs', 'pplan-plan.wasm', 'pplan.mjs', 'pplan.wasm'];
 const built = (f) => resolve(root, 'build/wasm/wasm', f);
 const target = (f) => resolve(web, 'src/engine/generated', f);
 // emcc's optimiser needs Debian's acorn (Debian ships acorn in /usr/share/nodejs; nodesource Node does not search it).
@@ -30,7 +31,7 @@ function haveCmake() {
 
 if (ifNeeded && !haveCmake()) {
   if (FILES.every((f) => existsSync(target(f)))) process.exit(0);
-  console.error('pplan: no Emscripten toolchain and no src/engine/generated/pplan.{mjs,wasm}: run `npm run build:wasm`');
+  console.error('pplan: no Emscripten toolchain and no src/engine/generated/pplan{,-plan}.{mjs,wasm}: run `npm run build:wasm`');
   process.exit(1);
 }
 if (!ifNeeded || !existsSync(resolve(root, 'build/wasm/CMakeCache.txt'))) run(['--preset', 'wasm']);

@@ -5,7 +5,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
+import { FULL_COMMANDS, PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
+import createNodeEngine from '../src/engine/node-engine.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const examplesDir = resolve(root, 'examples');
@@ -153,6 +154,70 @@ describe('the design report: wasm Markdown equals `pplan report`', () => {
       expect(body.report.formulas.length).toBeGreaterThan(10);
     });
   }
+});
+
+describe('launch (the full engine): wasm equals `pplan request` in every format', () => {
+  const formats = ['megatron', 'slurm', 'env', 'torchtitan', 'torchtitan-toml', 'deepspeed', 'nemo', 'nccl-tests', 'layout'];
+  for (const format of formats) {
+    it(`launch --format ${format}, the worked example`, async () => {
+      const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+      const request = { command: 'launch', scenario, format };
+      const native = runCliRequest(request);
+      const wasm = await requestText(request);
+      expect(JSON.parse(wasm).error?.code).not.toBe('request.not_in_this_engine');
+      expect(normalise(wasm)).toBe(normalise(native.stdout));
+    });
+  }
+});
+
+describe('the two engines: the first-plan one answers every command but FULL_COMMANDS, as the full one does', () => {
+  let firstPlan;
+  let full;
+  let commands;
+  beforeAll(async () => {
+    [firstPlan, full] = await Promise.all([createNodeEngine('plan'), createNodeEngine('full')]);
+    // The engine's own command list, as its unknown-command message gives it.
+    const unknown = JSON.parse(full.handleRequest(JSON.stringify({ command: 'no_such_command' })));
+    commands = unknown.error.message.match(/\(commands: ([^)]*)\)/)[1].split(', ');
+  });
+  const worked = () => JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
+  const ask = (engine, command) => JSON.parse(engine.handleRequest(JSON.stringify(
+    command === 'import_model' ? { command, config: {} } : command === 'version' || command === 'presets' ? { command } : { command, scenario: worked() })));
+
+  it('the full-only commands are the engine\'s launch, report and import_model', () => {
+    expect(commands).toHaveLength(12);
+    expect([...FULL_COMMANDS].sort()).toEqual(['import_model', 'launch', 'report']);
+    for (const command of FULL_COMMANDS) expect(commands).toContain(command);
+  });
+
+  it('the first-plan engine refuses the full-only commands by name, and only those', () => {
+    for (const command of commands) {
+      const answer = ask(firstPlan, command);
+      if (FULL_COMMANDS.has(command)) {
+        expect(answer.error, command).toEqual({
+          code: 'request.not_in_this_engine', path: '/command',
+          message: `"${command}" is answered by the full engine (pplan.wasm), not by the first-plan engine (pplan-plan.wasm)`,
+        });
+        expect(ask(full, command).error?.code, command).not.toBe('request.not_in_this_engine');
+      } else {
+        expect(answer.ok, command).toBe(true);
+      }
+    }
+  });
+
+  it('both engines answer the first-plan commands byte for byte the same', () => {
+    for (const command of commands.filter((c) => !FULL_COMMANDS.has(c) && c !== 'scaling')) {
+      const request = JSON.stringify(command === 'version' || command === 'presets' ? { command } : { command, scenario: worked() });
+      expect(normalise(firstPlan.handleRequest(request)), command).toBe(normalise(full.handleRequest(request)));
+    }
+  });
+
+  it('the facade sends the full-only commands to the full engine', async () => {
+    for (const command of FULL_COMMANDS) {
+      const answer = JSON.parse(await requestText(command === 'import_model' ? { command, config: {} } : { command, scenario: worked() }));
+      expect(answer.error?.code, command).not.toBe('request.not_in_this_engine');
+    }
+  });
 });
 
 describe('envelope mapping', () => {

@@ -204,6 +204,7 @@ ordered_json respond(const std::string& command, const json& document,
     j["gpus"] = gpus;
     return j;
   }
+#ifndef PPLAN_FIRST_PLAN_ENGINE
   if (command == "import_model") {
     const ImportedModel imported = import_hf_config(document, "/config", options.name);
     ordered_json j = envelope();
@@ -212,6 +213,7 @@ ordered_json respond(const std::string& command, const json& document,
     j["notes"] = imported.notes;
     return j;
   }
+#endif
   const std::vector<std::string> commands = {"evaluate", "plan",    "launch",  "explain",
                                              "report",   "layout_view", "landscape",
                                              "scaling",  "schedule", "import_model",
@@ -224,6 +226,14 @@ ordered_json respond(const std::string& command, const json& document,
                          " (commands: evaluate, plan, launch, explain, report, layout_view, "
                          "landscape, scaling, schedule, import_model, presets, version)");
   }
+#ifdef PPLAN_FIRST_PLAN_ENGINE
+  // The page's first-plan engine (wasm/README.md) leaves out what it loads on demand.
+  if (command == "launch" || command == "report" || command == "import_model") {
+    throw InputError("request.not_in_this_engine", "/command",
+                     "\"" + command + "\" is answered by the full engine (pplan.wasm), not by "
+                     "the first-plan engine (pplan-plan.wasm)");
+  }
+#endif
   const Scenario scenario = parse_scenario(document, presets);
   ordered_json j = envelope();
   if (command == "evaluate") {
@@ -267,6 +277,7 @@ ordered_json respond(const std::string& command, const json& document,
     j["scaling"] = scaling_to_json(scaling_sweep(scenario), scenario);
     return j;
   }
+#ifndef PPLAN_FIRST_PLAN_ENGINE
   if (command == "report") {
     // The design report of the search's winner under the scenario's pins (the pinned plan
     // itself when every field is given); when nothing fits, of the closest infeasible plan.
@@ -282,6 +293,7 @@ ordered_json respond(const std::string& command, const json& document,
     j["plan"] = estimate_to_json(plan, scenario);
     return j;
   }
+#endif
   if (command == "schedule") {
     // The pipeline timeline of the plan a launch would configure.
     const ChosenPlan chosen = chosen_plan(scenario);
@@ -310,11 +322,13 @@ ordered_json respond(const std::string& command, const json& document,
     j["parallel"] = parallel_to_json(plan.parallel);
     return j;
   }
+#ifndef PPLAN_FIRST_PLAN_ENGINE
   // launch
   const ChosenPlan chosen = chosen_plan(scenario);
   append(j, launch_response(scenario, chosen.plan, options.format));
   say_chosen(j, chosen);
   j["plan"] = estimate_to_json(chosen.plan, scenario);
+#endif
   return j;
 }
 

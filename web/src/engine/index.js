@@ -1,12 +1,16 @@
 // The engine facade: the only module that talks to the wasm. JSON envelopes in and out
 // (README "Scenario format"); ok:false becomes a PlannerError; infeasible plans are data.
-// In a browser the engine runs in module Workers (worker.js): one answers the planner, a second
-// one (started after the first plan) draws the pictures of the whole search, so a long landscape
-// or scaling sweep never delays the next plan. Where there is no Worker (Node, jsdom tests) one
-// engine is imported lazily into this thread (node-engine.js, never bundled). Either way the API
-// is async, so callers do not care where it runs.
+// The engine is built twice from the same core (wasm/README.md): the first-plan engine
+// (pplan-plan.wasm) answers every command but FULL_COMMANDS; the full one (pplan.wasm) answers
+// all of them and loads only when one of those is first asked (the launch, report or import panel).
+// In a browser the engines run in module Workers: one first-plan engine answers the planner, a
+// second one (started after the first plan) draws the pictures of the whole search, so a long
+// landscape or scaling sweep never delays the next plan; a third worker runs the full engine.
+// Where there is no Worker (Node, jsdom tests) the engines are imported lazily into this thread
+// (node-engine.js, never bundled). Either way the API is async, so callers do not care where it runs.
 
-import wasmUrl from './generated/pplan.wasm?url';
+import firstPlanWasmUrl from './generated/pplan-plan.wasm?url';
+import fullWasmUrl from './generated/pplan.wasm?url';
 import { compileStreaming } from './instantiate.js';
 
 /** An error the engine reported (bad input) or an engine crash (code "internal"). */
@@ -42,8 +46,8 @@ const loadFailed = (e) => new PlannerError('internal', `the engine failed to loa
 // .wasm from disk); only Node, which has no Worker, does.
 const NODE_ENGINE = './node-engine.js';
 
-function inThreadBackend() {
-  const engine = import(/* @vite-ignore */ NODE_ENGINE).then((loaded) => loaded.default());
+function inThreadBackend(kind) {
+  const engine = import(/* @vite-ignore */ NODE_ENGINE).then((loaded) => loaded.default(kind === 'full' ? 'full' : 'plan'));
   return {
     ready: engine.then(() => undefined, (e) => { throw loadFailed(e); }),
     call: async (json) => callEngine(await engine.catch((e) => { throw loadFailed(e); }), json),
@@ -110,34 +114,52 @@ export function createWorkerBackend(worker) {
   };
 }
 
-function workerBackend(name) {
-  return createWorkerBackend(new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name }));
+// Literal `new URL(...)`s, so Vite bundles each worker with its own engine's glue.
+function workerBackend(kind) {
+  const worker = kind === 'full'
+    ? new Worker(new URL('./worker-full.js', import.meta.url), { type: 'module', name: 'pplan-full' })
+    : new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: kind === 'planner' ? 'pplan-engine' : 'pplan-pictures' });
+  return createWorkerBackend(worker);
 }
 
 const backends = {};
-let compiled = null;
+const compiled = {};
 
-/** The engine compiled once, in this thread, while it downloads (null when that failed: each
- * worker then loads it itself). Both workers instantiate the same module. */
-function compiledEngine() {
-  if (!compiled) compiled = compileStreaming(wasmUrl).catch(() => null);
-  return compiled;
+/** An engine compiled once, in this thread, while it downloads (null when that failed: each
+ * worker then loads it itself). The planner's and the pictures' workers share the first-plan one. */
+function compiledEngine(url) {
+  if (!compiled[url]) compiled[url] = compileStreaming(url).catch(() => null);
+  return compiled[url];
 }
 /** Channels answered by the pictures engine; every other request goes to the planner's. */
 const PICTURE_CHANNELS = new Set(['landscape', 'scaling']);
+/** The commands only the full engine answers (the first-plan one says request.not_in_this_engine;
+ * tests/engine.test.js checks both lists against the engines). */
+export const FULL_COMMANDS = new Set(['launch', 'report', 'import_model']);
+
+/** The request's command, or '' when it is not a JSON object (the planner's engine says why). */
+function commandOf(request) {
+  if (typeof request !== 'string') return String(request?.command ?? '');
+  try {
+    return String(JSON.parse(request)?.command ?? '');
+  } catch {
+    return '';
+  }
+}
 
 function getBackend(kind = 'planner') {
   if (!backends[kind]) {
     const hasWorker = typeof window !== 'undefined' && typeof Worker === 'function';
-    if (!hasWorker && kind !== 'planner') return getBackend('planner'); // one engine in Node
+    if (!hasWorker && kind === 'pictures') return getBackend('planner'); // one first-plan engine in Node
     if (kind === 'planner') mark('pplan:engine-start');
     let backend;
     try {
-      backend = hasWorker ? workerBackend(kind === 'planner' ? 'pplan-engine' : 'pplan-pictures') : inThreadBackend();
+      backend = hasWorker ? workerBackend(kind) : inThreadBackend(kind);
     } catch {
-      backend = inThreadBackend();
+      backend = inThreadBackend(kind);
     }
-    if (backend.post) compiledEngine().then((module) => backend.post({ type: 'module', module }));
+    const url = kind === 'full' ? fullWasmUrl : firstPlanWasmUrl;
+    if (backend.post) compiledEngine(url).then((module) => backend.post({ type: 'module', module }));
     if (kind === 'planner') backend.ready.then(() => mark('pplan:engine-ready'), () => {});
     backends[kind] = backend;
   }
@@ -160,7 +182,11 @@ const prefetched = new Map(); // request JSON -> its answer (a promise), asked f
  * same request made later takes this answer instead of asking again. */
 export function prefetch(envelope) {
   const json = JSON.stringify(envelope);
-  if (!prefetched.has(json)) prefetched.set(json, getBackend('planner').call(json, 'prefetch'));
+  if (prefetched.has(json)) return;
+  // No channel: one prefetch (the first plan, the presets) must never supersede another.
+  const answer = getBackend('planner').call(json);
+  answer.catch(() => {}); // whoever takes the answer sees its error; nobody may take it
+  prefetched.set(json, answer);
 }
 
 /** Runs one request and returns the engine's JSON text exactly as produced (for parity tests).
@@ -172,7 +198,7 @@ export async function requestText(request, channel) {
     prefetched.delete(json);
     return early;
   }
-  const kind = PICTURE_CHANNELS.has(channel) ? 'pictures' : 'planner';
+  const kind = FULL_COMMANDS.has(commandOf(request)) ? 'full' : PICTURE_CHANNELS.has(channel) ? 'pictures' : 'planner';
   return getBackend(kind).call(json, channel);
 }
 

@@ -16,4 +16,7 @@ export async function prefetchFirstPlan(win) {
   const { state } = await decodeHash(win.location.hash);
   const embed = isEmbed(win.location.search);
   prefetch(planEnvelope(toScenario(state), TOP_PLANS, { nearestGpus: wantsNearestGpus(embed) }));
+  // The preset names (the tab title, the form): with the first-plan engine ready before the app
+  // has loaded, asking only when the app runs left the title on preset ids for a moment.
+  prefetch({ command: 'presets' });
 }
