@@ -112,9 +112,34 @@ ModelStateBytes model_state_bytes(const Scenario& scenario) {
 
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                          const StageSplit& split, int stage) {
+  return stage_memory(scenario, parallel, split, stage, stage_params_per_gpu(scenario, parallel, split, stage),
+                      layer_activation_parts(scenario, parallel));
+}
+
+LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel) {
+  LayerActivationParts a;
+  const ModelSpec& model = scenario.model;
+  a.first_layer_bytes = layer_activation_bytes(scenario, parallel, 0);
+  const bool moe = model.moe && model.moe->experts > 0;
+  a.last_layer_bytes = moe ? layer_activation_bytes(scenario, parallel, model.layers - 1) : a.first_layer_bytes;
+  a.first_layer_kept_bytes = a.first_layer_bytes;
+  a.last_layer_kept_bytes = a.last_layer_bytes;
+  if (parallel.recompute == Recompute::kFull) {
+    ParallelConfig kept = parallel;
+    kept.recompute = Recompute::kNone;
+    a.first_layer_kept_bytes = layer_activation_bytes(scenario, kept, 0);
+    a.last_layer_kept_bytes = moe ? layer_activation_bytes(scenario, kept, model.layers - 1) : a.first_layer_kept_bytes;
+  }
+  // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
+  const double tokens = message_sizes(scenario, parallel).tokens;
+  a.logits_bytes = 6.0 * tokens * padded_vocab(model, parallel.tp) / parallel.tp;
+  return a;
+}
+
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+                         int stage, const StageParams& params, const LayerActivationParts& activations) {
   StageMemory mem;
   mem.stage = stage;
-  const StageParams params = stage_params_per_gpu(scenario, parallel, split, stage);
   // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
   const double dense_shards = double(parallel.dp) * parallel.cp;
   const double expert_shards = std::max(1.0, dense_shards / parallel.ep);
@@ -132,10 +157,10 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   mem.weights_bytes = sharded(bytes.weights, 3);
   mem.gradients_bytes = sharded(bytes.gradients, 2);
   mem.optimizer_bytes = sharded(bytes.optimizer, 1);
+  const int layers = split.layers_on_stage(stage, parallel.pp);
   // A layer is a transformer layer: the embedding and LM head are not spread over the stage's
   // layers (that made the ZeRO-3 buffer, and memory, grow with pp).
-  const double layer = (params.total() - params.embedding_and_head) /
-                       std::max(1, split.layers_on_stage(stage, parallel.pp));
+  const double layer = (params.total() - params.embedding_and_head) / std::max(1, layers);
   if (parallel.zero >= 3 && !deferred) {
     // FSDP gathers one layer's weights ahead of use: keep two layers' full weights (and their
     // FP8 copies).
@@ -146,31 +171,21 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
   }
 
   const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
-  const int layers = split.layers_on_stage(stage, parallel.pp);
   // Dense and MoE layers keep different activations; weight them by their share of the stage.
   const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
   // Partial recomputation: the recomputed share keeps only layer inputs, the rest everything.
   const double share = recomputed_share(parallel, layers);
-  ParallelConfig kept = parallel;
-  kept.recompute = Recompute::kNone;
-  auto layer_bytes = [&](int layer_index) {
-    if (share <= 0) return layer_activation_bytes(scenario, parallel, layer_index);
-    const double recomputed = layer_activation_bytes(scenario, parallel, layer_index);
-    return share >= 1 ? recomputed
-                      : share * recomputed + (1 - share) * layer_activation_bytes(scenario, kept, layer_index);
+  auto mixed = [share](double configured, double kept) {
+    return share <= 0 || share >= 1 ? configured : share * configured + (1 - share) * kept;
   };
-  double per_layer = layer_bytes(0);
+  double per_layer = mixed(activations.first_layer_bytes, activations.first_layer_kept_bytes);
   if (moe_layers > 0) {
-    const double moe_bytes = layer_bytes(scenario.model.layers - 1);
+    const double moe_bytes = mixed(activations.last_layer_bytes, activations.last_layer_kept_bytes);
     per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
   mem.activations_bytes =
       per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
-  if (stage == parallel.pp - 1) {
-    // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
-    const double tokens = message_sizes(scenario, parallel).tokens;
-    mem.activations_bytes += 6.0 * tokens * padded_vocab(scenario.model, parallel.tp) / parallel.tp;
-  }
+  if (stage == parallel.pp - 1) mem.activations_bytes += activations.logits_bytes;
   return mem;
 }
 
@@ -190,15 +205,33 @@ StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int 
   return out;
 }
 
-StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
-                              const StageSplit& split) {
-  StageMemory best = stage_memory(scenario, parallel, split, 0);
+CandidateStageParams candidate_stage_params(const Scenario& scenario, const ParallelConfig& parallel,
+                                            const StageSplit& split) {
+  CandidateStageParams out;
   for (int stage : candidate_stages(scenario.model, split, parallel.pp)) {
-    if (stage <= 0 || stage >= parallel.pp) continue;
-    StageMemory mem = stage_memory(scenario, parallel, split, stage);
-    if (mem.total_bytes() > best.total_bytes()) best = mem;
+    if (stage < 0 || stage >= parallel.pp) continue;
+    out.params[out.stages.count] = stage_params_per_gpu(scenario, parallel, split, stage);
+    out.stages.push(stage);
+  }
+  return out;
+}
+
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+                              const CandidateStageParams& params, const LayerActivationParts& activations) {
+  StageMemory best;
+  bool first = true;
+  for (int i = 0; i < params.stages.count; ++i) {
+    StageMemory mem = stage_memory(scenario, parallel, split, params.stages.stages[i], params.params[i], activations);
+    if (first || mem.total_bytes() > best.total_bytes()) best = mem;
+    first = false;
   }
   return best;
+}
+
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                              const StageSplit& split) {
+  return peak_stage_memory(scenario, parallel, split, candidate_stage_params(scenario, parallel, split),
+                           layer_activation_parts(scenario, parallel));
 }
 
 }  // namespace pplan

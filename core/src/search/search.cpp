@@ -301,217 +301,236 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
       stop("time", tp, cp, pp);
       break;
     }
-    {
-      {
-        const int dp = static_cast<int>(gpus / tp / cp / pp);
-        if (pin.dp && *pin.dp != dp) continue;
-        // The inner space size, to count a rejected subtree per configuration it covers.
-        // EP must divide both the experts and dp·cp (the expert grid is carved out of DP×CP);
-        // candidates that break the second rule are counted as rejected, not evaluated.
-        std::vector<int> eps =
-            pinned_or(pin.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
-        const long long dp_cp = 1LL * dp * cp;
-        const auto ep_misfit =
-            std::stable_partition(eps.begin(), eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
-        const long long ep_rejected = static_cast<long long>(eps.end() - ep_misfit);
-        const std::vector<int> sps = pin.sequence_parallel
-                                         ? std::vector<int>{int(*pin.sequence_parallel && tp > 1)}
-                                         : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
-        const long long inner_per_mb_vpp =
-            static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
-        eps.erase(ep_misfit, eps.end());
+    const int dp = static_cast<int>(gpus / tp / cp / pp);
+    if (pin.dp && *pin.dp != dp) continue;
+    // The inner space size, to count a rejected subtree per configuration it covers.
+    // EP must divide both the experts and dp·cp (the expert grid is carved out of DP×CP);
+    // candidates that break the second rule are counted as rejected, not evaluated.
+    std::vector<int> eps =
+        pinned_or(pin.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
+    const long long dp_cp = 1LL * dp * cp;
+    const auto ep_misfit =
+        std::stable_partition(eps.begin(), eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
+    const long long ep_rejected = static_cast<long long>(eps.end() - ep_misfit);
+    const std::vector<int> sps = pin.sequence_parallel
+                                     ? std::vector<int>{int(*pin.sequence_parallel && tp > 1)}
+                                     : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
+    const long long inner_per_mb_vpp =
+        static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
+    eps.erase(ep_misfit, eps.end());
 
-        ParallelConfig base;
-        base.tp = tp;
-        base.cp = cp;
-        base.pp = pp;
-        base.dp = dp;
-        base.first_stage_layers = pin.first_stage_layers.value_or(0);
-        base.recompute_layers = pin.recompute_layers.value_or(0);
-        base.last_stage_layers = pin.last_stage_layers.value_or(0);
-        const StageSplit split = split_layers(model.layers, pp, base.first_stage_layers,
-                                              base.last_stage_layers);
-        // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
-        // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
-        const char* blocking = first_structural_error(scenario, base, split);
-        if (global_batch % dp != 0) {
-          reject("plan.batch_not_divisible", inner_per_mb_vpp);
+    ParallelConfig base;
+    base.tp = tp;
+    base.cp = cp;
+    base.pp = pp;
+    base.dp = dp;
+    base.first_stage_layers = pin.first_stage_layers.value_or(0);
+    base.recompute_layers = pin.recompute_layers.value_or(0);
+    base.last_stage_layers = pin.last_stage_layers.value_or(0);
+    const StageSplit split = split_layers(model.layers, pp, base.first_stage_layers,
+                                          base.last_stage_layers);
+    // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
+    // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
+    const char* blocking = first_structural_error(scenario, base, split);
+    if (global_batch % dp != 0) {
+      reject("plan.batch_not_divisible", inner_per_mb_vpp);
+      continue;
+    }
+    const std::vector<int> micro_batches = pinned_or(pin.micro_batch, divisors(global_batch / dp));
+    std::vector<int> vpps{1};
+    if (pp > 1 && split.valid) {
+      const int unit = split.units_per_stage > 0
+                           ? split.units_per_stage
+                           : std::max(1, std::min({split.first_layers, split.last_layers,
+                                                   split.middle_layers > 0 ? split.middle_layers
+                                                                           : split.first_layers}));
+      for (int v : divisors(unit)) {
+        if (v > 1 && vpp_divides(split, v)) vpps.push_back(v);
+      }
+    }
+    vpps = pinned_or(pin.vpp, vpps);
+    const long long ep_rejected_total =
+        ep_rejected * static_cast<long long>(sps.size() * recomputes.size() * zeros.size() *
+                                             micro_batches.size() * vpps.size());
+    if (blocking) {
+      reject(blocking, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
+      continue;
+    }
+    if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
+    const double capacity = capacity_bytes;
+    // Memory parts computed once: stage parameters per ep, activations per (micro-batch, sp,
+    // recompute); each configuration and each bisection step below only combines them.
+    std::vector<CandidateStageParams> params_by_ep;
+    params_by_ep.reserve(eps.size());
+    for (int ep : eps) {
+      ParallelConfig with_ep = base;
+      with_ep.ep = ep;
+      params_by_ep.push_back(candidate_stage_params(scenario, with_ep, split));
+    }
+    std::vector<LayerActivationParts> activations(sps.size() * recomputes.size());
+    const long long inner_per_vpp =
+        static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
+    // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
+    auto vpp_schedule_ok = [&](int mb, int vpp) {
+      const long long m = global_batch / (1LL * dp * mb);
+      return vpp <= 1 || (m >= pp && m % pp == 0);
+    };
+    for (std::size_t mb_index = 0; mb_index < micro_batches.size() && !stats.capped; ++mb_index) {
+      const int mb = micro_batches[mb_index];
+      for (std::size_t si = 0; si < sps.size(); ++si) {
+        for (std::size_t r = 0; r < recomputes.size(); ++r) {
+          ParallelConfig shape = base;
+          shape.micro_batch = mb;
+          shape.sequence_parallel = sps[si] != 0;
+          shape.recompute = recomputes[r];
+          activations[si * recomputes.size() + r] = layer_activation_parts(scenario, shape);
+        }
+      }
+      bool any_fit = false;
+      bool all_checked = true;
+      for (int vpp : vpps) {
+        if (!vpp_schedule_ok(mb, vpp)) {
+          reject("plan.vpp_microbatches", inner_per_vpp);
+          all_checked = false;
           continue;
         }
-        const std::vector<int> micro_batches = pinned_or(pin.micro_batch, divisors(global_batch / dp));
-        std::vector<int> vpps{1};
-        if (pp > 1 && split.valid) {
-          const int unit = split.units_per_stage > 0
-                               ? split.units_per_stage
-                               : std::max(1, std::min({split.first_layers, split.last_layers,
-                                                       split.middle_layers > 0 ? split.middle_layers
-                                                                               : split.first_layers}));
-          for (int v : divisors(unit)) {
-            if (v > 1 && vpp_divides(split, v)) vpps.push_back(v);
-          }
-        }
-        vpps = pinned_or(pin.vpp, vpps);
-        const long long ep_rejected_total =
-            ep_rejected * static_cast<long long>(sps.size() * recomputes.size() * zeros.size() *
-                                                 micro_batches.size() * vpps.size());
-        if (blocking) {
-          reject(blocking, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
-          continue;
-        }
-        if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
-        const double capacity = capacity_bytes;
-        const long long inner_per_vpp =
-            static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
-        // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
-        auto vpp_schedule_ok = [&](int mb, int vpp) {
-          const long long m = global_batch / (1LL * dp * mb);
-          return vpp <= 1 || (m >= pp && m % pp == 0);
-        };
-        for (std::size_t mb_index = 0; mb_index < micro_batches.size() && !stats.capped; ++mb_index) {
-          const int mb = micro_batches[mb_index];
-          bool any_fit = false;
-          bool all_checked = true;
-          for (int vpp : vpps) {
-            if (!vpp_schedule_ok(mb, vpp)) {
-              reject("plan.vpp_microbatches", inner_per_vpp);
-              all_checked = false;
-              continue;
-            }
-            for (int ep : eps) {
-              for (int sp : sps) {
-                for (int zero : zeros) {
-                  // Recompute candidates run from least to most memory (full, selective, none):
-                  // once one does not fit, the rest cannot either.
-                  for (std::size_t r = 0; r < recomputes.size(); ++r) {
-                    if (stats.configs_scored >= options.max_configs) {
-                      stop("configurations", tp, cp, pp);
-                      break;
+        for (std::size_t ei = 0; ei < eps.size(); ++ei) {
+          const int ep = eps[ei];
+          for (std::size_t si = 0; si < sps.size(); ++si) {
+            const int sp = sps[si];
+            for (int zero : zeros) {
+              // Recompute candidates run from least to most memory (full, selective, none):
+              // once one does not fit, the rest cannot either.
+              for (std::size_t r = 0; r < recomputes.size(); ++r) {
+                if (stats.configs_scored >= options.max_configs) {
+                  stop("configurations", tp, cp, pp);
+                  break;
+                }
+                // The clock is read every 4096 scored configurations: cheap, and fine enough.
+                if ((stats.configs_scored & 4095) == 4095 &&
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
+                        options.time_budget_s) {
+                  stop("time", tp, cp, pp);
+                  break;
+                }
+                ++stats.configs_scored;
+                ParallelConfig p = base;
+                p.micro_batch = mb;
+                p.vpp = vpp;
+                p.ep = ep;
+                p.sequence_parallel = sp != 0;
+                p.recompute = recomputes[r];
+                p.zero = zero;
+                const CandidateStageParams& stage_params = params_by_ep[ei];
+                const LayerActivationParts& layer_parts = activations[si * recomputes.size() + r];
+                StageMemory peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
+                    peak.total_bytes() <= capacity) {
+                  // Recompute only as many layers per chunk as memory needs (Megatron's
+                  // block method): memory falls with every recomputed layer, so the
+                  // fewest that fit are found by bisection. A pinned "full" means every
+                  // layer, as Megatron's uniform method does.
+                  const int chunk = (split.max_layers() + vpp - 1) / vpp;
+                  int lo = 1, hi = chunk;
+                  while (lo < hi) {
+                    const int mid = lo + (hi - lo) / 2;
+                    p.recompute_layers = mid;
+                    if (peak_stage_memory(scenario, p, split, stage_params, layer_parts).total_bytes() <= capacity) {
+                      hi = mid;
+                    } else {
+                      lo = mid + 1;
                     }
-                    // The clock is read every 4096 scored configurations: cheap, and fine enough.
-                    if ((stats.configs_scored & 4095) == 4095 &&
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
-                            options.time_budget_s) {
-                      stop("time", tp, cp, pp);
-                      break;
-                    }
-                    ++stats.configs_scored;
-                    ParallelConfig p = base;
-                    p.micro_batch = mb;
-                    p.vpp = vpp;
-                    p.ep = ep;
-                    p.sequence_parallel = sp != 0;
-                    p.recompute = recomputes[r];
-                    p.zero = zero;
-                    StageMemory peak = peak_stage_memory(scenario, p, split);
-                    if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
-                        peak.total_bytes() <= capacity) {
-                      // Recompute only as many layers per chunk as memory needs (Megatron's
-                      // block method): memory falls with every recomputed layer, so the
-                      // fewest that fit are found by bisection. A pinned "full" means every
-                      // layer, as Megatron's uniform method does.
-                      const int chunk = (split.max_layers() + vpp - 1) / vpp;
-                      int lo = 1, hi = chunk;
-                      while (lo < hi) {
-                        const int mid = lo + (hi - lo) / 2;
-                        p.recompute_layers = mid;
-                        if (peak_stage_memory(scenario, p, split).total_bytes() <= capacity) {
-                          hi = mid;
-                        } else {
-                          lo = mid + 1;
-                        }
-                      }
-                      p.recompute_layers = lo >= chunk ? 0 : lo;
-                      if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, split);
-                    }
-                    const double memory = peak.total_bytes();
-                    if (memory > capacity) {
-                      reject("plan.out_of_memory", static_cast<long long>(recomputes.size() - r));
-                      const double ratio = memory / capacity;
-                      if (result.nearest_infeasible.size() < 3 ||
-                          ratio < result.nearest_infeasible.back().memory.total_bytes /
-                                      result.nearest_infeasible.back().memory.capacity_bytes) {
-                        EvaluateOptions fast;
-                        fast.detailed = false;
-                        keep_top(result.nearest_infeasible, evaluate(scenario, p, fast), 3,
-                                 less_over_memory);
-                      }
-                      break;
-                    }
-                    any_fit = true;
-                    // What training.framework cannot run is not a plan (launch refuses the same
-                    // code). A partial recompute it cannot express falls back to every layer,
-                    // which needs less memory still.
-                    if (const char* code = first_framework_problem(scenario, p)) {
-                      if (p.recompute_layers > 0 && !pin.recompute_layers) {
-                        ParallelConfig every_layer = p;
-                        every_layer.recompute_layers = 0;
-                        if (!first_framework_problem(scenario, every_layer)) {
-                          p = every_layer;
-                          peak = peak_stage_memory(scenario, p, split);
-                          code = nullptr;
-                        }
-                      }
-                      if (code) {
-                        reject(code, 1);
-                        continue;
-                      }
-                    }
-                    const std::array<int, 6> key{tp, cp, mb, ep, sp, int(p.recompute)};
-                    auto cached = layer_cache.find(key);
-                    if (cached == layer_cache.end()) {
-                      const LayerTimesPair times = layer_times_for(scenario, p);
-                      cached = layer_cache
-                                   .emplace(key, CachedLayerTimes{times, std::min(times.dense.total_s(),
-                                                                                  times.moe.total_s())})
-                                   .first;
-                    }
-                    // Bound: every micro-batch and the bubble pass through the fullest stage,
-                    // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
-                    // A plan whose bound already loses to the kept ones cannot win.
-                    const double threshold_s = families.threshold_s();
-                    if (threshold_s < std::numeric_limits<double>::infinity()) {
-                      const double m = double(global_batch) / (double(dp) * mb);
-                      const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
-                                           cached->second.cheaper_total_s;
-                      if (bound > threshold_s) {
-                        if (const char* code = first_structural_error(scenario, p, split)) {
-                          reject(code, 1);
-                        } else {
-                          ++stats.configs_evaluated;
-                          ++stats.feasible;
-                        }
-                        continue;
-                      }
-                    }
+                  }
+                  p.recompute_layers = lo >= chunk ? 0 : lo;
+                  if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                }
+                const double memory = peak.total_bytes();
+                if (memory > capacity) {
+                  reject("plan.out_of_memory", static_cast<long long>(recomputes.size() - r));
+                  const double ratio = memory / capacity;
+                  if (result.nearest_infeasible.size() < 3 ||
+                      ratio < result.nearest_infeasible.back().memory.total_bytes /
+                                  result.nearest_infeasible.back().memory.capacity_bytes) {
                     EvaluateOptions fast;
                     fast.detailed = false;
-                    fast.layer_times = &cached->second.times;
-                    fast.peak_memory = &peak;
-                    Estimate e = evaluate(scenario, p, fast);
-                    if (!e.feasible) {
-                      reject(e.rejection_code, 1);
-                      continue;
+                    keep_top(result.nearest_infeasible, evaluate(scenario, p, fast), 3,
+                             less_over_memory);
+                  }
+                  break;
+                }
+                any_fit = true;
+                // What training.framework cannot run is not a plan (launch refuses the same
+                // code). A partial recompute it cannot express falls back to every layer,
+                // which needs less memory still.
+                if (const char* code = first_framework_problem(scenario, p)) {
+                  if (p.recompute_layers > 0 && !pin.recompute_layers) {
+                    ParallelConfig every_layer = p;
+                    every_layer.recompute_layers = 0;
+                    if (!first_framework_problem(scenario, every_layer)) {
+                      p = every_layer;
+                      peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                      code = nullptr;
                     }
-                    ++stats.configs_evaluated;
-                    ++stats.feasible;
-                    families.add(std::move(e));
+                  }
+                  if (code) {
+                    reject(code, 1);
+                    continue;
                   }
                 }
+                const std::array<int, 6> key{tp, cp, mb, ep, sp, int(p.recompute)};
+                auto cached = layer_cache.find(key);
+                if (cached == layer_cache.end()) {
+                  const LayerTimesPair times = layer_times_for(scenario, p);
+                  cached = layer_cache
+                               .emplace(key, CachedLayerTimes{times, std::min(times.dense.total_s(),
+                                                                              times.moe.total_s())})
+                               .first;
+                }
+                // Bound: every micro-batch and the bubble pass through the fullest stage,
+                // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
+                // A plan whose bound already loses to the kept ones cannot win.
+                const double threshold_s = families.threshold_s();
+                if (threshold_s < std::numeric_limits<double>::infinity()) {
+                  const double m = double(global_batch) / (double(dp) * mb);
+                  const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
+                                       cached->second.cheaper_total_s;
+                  if (bound > threshold_s) {
+                    if (const char* code = first_structural_error(scenario, p, split)) {
+                      reject(code, 1);
+                    } else {
+                      ++stats.configs_evaluated;
+                      ++stats.feasible;
+                    }
+                    continue;
+                  }
+                }
+                EvaluateOptions fast;
+                fast.detailed = false;
+                fast.layer_times = &cached->second.times;
+                fast.peak_memory = &peak;
+                Estimate e = evaluate(scenario, p, fast);
+                if (!e.feasible) {
+                  reject(e.rejection_code, 1);
+                  continue;
+                }
+                ++stats.configs_evaluated;
+                ++stats.feasible;
+                families.add(std::move(e));
               }
             }
-          }
-          if (!any_fit && all_checked) {
-            // Memory grows with the micro-batch: nothing larger fits either.
-            for (std::size_t later = mb_index + 1; later < micro_batches.size(); ++later) {
-              for (int vpp : vpps) {
-                reject(vpp_schedule_ok(micro_batches[later], vpp) ? "plan.out_of_memory"
-                                                                   : "plan.vpp_microbatches",
-                       inner_per_vpp);
-              }
-            }
-            break;
           }
         }
+      }
+      if (!any_fit && all_checked) {
+        // Memory grows with the micro-batch: nothing larger fits either.
+        for (std::size_t later = mb_index + 1; later < micro_batches.size(); ++later) {
+          for (int vpp : vpps) {
+            reject(vpp_schedule_ok(micro_batches[later], vpp) ? "plan.out_of_memory"
+                                                               : "plan.vpp_microbatches",
+                   inner_per_vpp);
+          }
+        }
+        break;
       }
     }
   }

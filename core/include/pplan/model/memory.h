@@ -109,4 +109,34 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const StageSplit& split);
 
+// The same figures from parts computed once: the search varies ZeRO, the micro-batch count and
+// the recomputed layer count (a bisection) over fixed parameters and per-layer activations.
+
+/// The candidate stages of a split and the parameters one GPU of each holds. Depends on
+/// tp, pp, ep and the split only.
+struct CandidateStageParams {
+  StageList stages;
+  StageParams params[4];
+};
+CandidateStageParams candidate_stage_params(const Scenario& scenario, const ParallelConfig& parallel,
+                                            const StageSplit& split);
+
+/// One micro-batch's activation bytes per GPU: the first layer and the last (the MoE one when
+/// the model has experts), as configured and with nothing recomputed (a partial recompute
+/// mixes the two), and the last stage's logits. Depends on tp, cp, the micro-batch, sp and
+/// the recompute kind only.
+struct LayerActivationParts {
+  double first_layer_bytes = 0;
+  double last_layer_bytes = 0;
+  double first_layer_kept_bytes = 0;
+  double last_layer_kept_bytes = 0;
+  double logits_bytes = 0;
+};
+LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel);
+
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+                         int stage, const StageParams& params, const LayerActivationParts& activations);
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+                              const CandidateStageParams& params, const LayerActivationParts& activations);
+
 }  // namespace pplan
