@@ -4,6 +4,7 @@
 // relations and hand formulas, never numbers the code printed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "pplan/io/api.h"
 #include "pplan/model/estimate.h"
 #include "pplan/io/json_io.h"
+#include "pplan/launch/framework_rules.h"
 #include "pplan/launch/layout.h"
 #include "pplan/report/design_report.h"
 #include "pplan/report/explain.h"
@@ -487,6 +489,90 @@ TEST(HugeInputs, CapIsHonouredExactlyForASmallBudget) {
   const SearchResult full = search(s, options);
   EXPECT_FALSE(full.stats.capped);
   EXPECT_GT(full.stats.configs_evaluated, 1000);
+}
+
+// 11 --------------------------------------------------------------------------------------
+// The search is exact over its space: its fastest plan is the fastest of an enumeration that
+// evaluates every configuration one by one (every tp, cp, pp dividing the GPUs; micro-batch
+// dividing B/dp; vpp dividing the even stage; ep dividing the experts and dp·cp; sp;
+// recompute none, selective, or full on k = 1..all layers per chunk; ZeRO 0–3), keeping what
+// fits the usable memory and what the framework runs. Pruning, bounds and the memory parts the
+// search caches may skip work, never a faster plan.
+TEST(Properties, SearchFindsTheFastestPlanOfABruteForceEnumeration) {
+  ScenarioGenerator g(20261201);
+  int checked = 0, with_experts = 0;
+  long long enumerated = 0;
+  for (int attempt = 0; attempt < 1000 && checked < 40; ++attempt) {
+    json doc = g.scenario(g.pick<int>({2, 4, 8, 16}));
+    if (!doc["model"].is_object()) continue;
+    doc["model"]["layers"] = g.pick<int>({4, 8, 12, 16});
+    doc["training"]["global_batch"] = g.pick<int>({16, 32, 64});
+    doc["training"]["seq_len"] = g.pick<int>({1024, 2048});
+    const Scenario s = parse(doc);
+    const long long gpus = s.cluster.gpus;
+    const bool moe = s.model.moe && s.model.moe->experts > 0;
+    std::vector<Estimate> fits_usable, fits_physical;
+    const double usable = s.cluster.gpu.memory_bytes * (1.0 - s.training.memory_headroom);
+    EvaluateOptions fast;
+    fast.detailed = false;
+    auto consider = [&](const ParallelConfig& p) {
+      ++enumerated;
+      if (first_framework_problem(s, p)) return;
+      Estimate e = evaluate(s, p, fast);
+      if (!e.feasible) return;
+      (e.memory.total_bytes <= usable ? fits_usable : fits_physical).push_back(std::move(e));
+    };
+    for (int tp : divisors(gpus)) {
+      for (int cp : divisors(gpus / tp)) {
+        for (int pp : divisors(gpus / tp / cp)) {
+          const int dp = static_cast<int>(gpus / tp / cp / pp);
+          if (s.model.layers % pp != 0 || s.training.global_batch % dp != 0) continue;
+          for (int mb : divisors(s.training.global_batch / dp)) {
+            for (int vpp : divisors(s.model.layers / pp)) {
+              if (vpp > 1 && pp == 1) continue;
+              for (int ep : moe ? divisors(s.model.moe->experts) : std::vector<int>{1}) {
+                if ((1LL * dp * cp) % ep != 0) continue;
+                for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
+                  for (int zero = 0; zero <= 3; ++zero) {
+                    ParallelConfig p;
+                    p.tp = tp, p.cp = cp, p.pp = pp, p.dp = dp, p.micro_batch = mb, p.vpp = vpp, p.ep = ep;
+                    p.sequence_parallel = sp != 0;
+                    p.zero = zero;
+                    for (Recompute r : {Recompute::kNone, Recompute::kSelective}) {
+                      p.recompute = r;
+                      consider(p);
+                    }
+                    p.recompute = Recompute::kFull;
+                    const int chunk = s.model.layers / pp / vpp;
+                    for (int k = 0; k < chunk; ++k) {  // 0: every layer
+                      p.recompute_layers = k;
+                      consider(p);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    const std::vector<Estimate>& pool = fits_usable.empty() ? fits_physical : fits_usable;
+    const SearchResult r = search(s, SearchOptions{});
+    ASSERT_EQ(pool.empty(), r.plans.empty()) << doc.dump();
+    if (pool.empty()) continue;
+    const Estimate& best = *std::min_element(pool.begin(), pool.end(), [](const Estimate& a, const Estimate& b) {
+      return a.step_time_s < b.step_time_s;
+    });
+    const Estimate& found = r.fastest ? *r.fastest : r.plans.front();
+    EXPECT_NEAR(found.step_time_s, best.step_time_s, 1e-9 * best.step_time_s)
+        << doc.dump() << "\n  search: " << describe(doc, found.parallel) << "\n  enumeration: " << describe(doc, best.parallel);
+    ++checked;
+    if (moe) ++with_experts;
+  }
+  std::printf("checked %d scenarios (%d with experts), %lld configurations enumerated\n", checked, with_experts,
+              enumerated);
+  EXPECT_GE(checked, 40);
+  EXPECT_GE(with_experts, 5);
 }
 
 }  // namespace

@@ -41,8 +41,9 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.megatron_fsdp = p.zero >= 2;
   f.fp8 = scenario.training.precision == Precision::kFp8;
   f.moe = scenario.model.moe.has_value() && scenario.model.moe->experts > 0;
-  f.ampere = scenario.cluster.gpu.architecture == "ampere";
-  f.blackwell = scenario.cluster.gpu.architecture == "blackwell";
+  const std::string_view architecture = scenario.cluster.gpu.architecture;  // no strlen per plan
+  f.ampere = architecture == "ampere";
+  f.blackwell = architecture == "blackwell";
   // The switches as priced: the same questions compute.cpp and estimate.cpp ask.
   const TrainingSpec& t = scenario.training;
   f.sequence_parallel = p.sequence_parallel && p.tp > 1;

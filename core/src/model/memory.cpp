@@ -136,57 +136,81 @@ LayerActivationParts layer_activation_parts(const Scenario& scenario, const Para
   return a;
 }
 
-StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
-                         int stage, const StageParams& params, const LayerActivationParts& activations) {
-  StageMemory mem;
-  mem.stage = stage;
+namespace {
+
+/// What every stage of one configuration shares: how ZeRO shards, the bytes per parameter,
+/// the micro-batch count (computed once per configuration, not per stage).
+struct ConfigurationFacts {
+  double dense_shards = 1;
+  double expert_shards = 1;
+  bool deferred = false;
+  ModelStateBytes bytes;
+  double microbatches = 1;
+};
+
+ConfigurationFacts configuration_facts(const Scenario& scenario, const ParallelConfig& parallel) {
+  ConfigurationFacts c;
   // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
-  const double dense_shards = double(parallel.dp) * parallel.cp;
-  const double expert_shards = std::max(1.0, dense_shards / parallel.ep);
+  c.dense_shards = double(parallel.dp) * parallel.cp;
+  c.expert_shards = std::max(1.0, c.dense_shards / parallel.ep);
   // FSDP2 under a pipeline keeps gradients and weights unsharded through the step.
-  const bool deferred = defers_gradient_sync(scenario.training, parallel);
-  auto sharded = [&](double bytes_per_param, int from_stage) {
-    const bool shard = parallel.zero >= from_stage && !(deferred && from_stage >= 2);
-    return bytes_per_param * (params.dense / (shard ? dense_shards : 1.0) +
-                              params.expert / (shard ? expert_shards : 1.0));
-  };
-  ModelStateBytes bytes = model_state_bytes(scenario);
+  c.deferred = defers_gradient_sync(scenario.training, parallel);
+  c.bytes = model_state_bytes(scenario);
   // Deferred sync accumulates the unsharded gradients in the compute dtype (BF16) until the
   // last micro-batch reduces them in fp32 (assumption, stated: FSDP2's mixed-precision policy).
-  if (deferred) bytes.gradients = kGradientBytesPerParam;
-  mem.weights_bytes = sharded(bytes.weights, 3);
-  mem.gradients_bytes = sharded(bytes.gradients, 2);
-  mem.optimizer_bytes = sharded(bytes.optimizer, 1);
-  const int layers = split.layers_on_stage(stage, parallel.pp);
+  if (c.deferred) c.bytes.gradients = kGradientBytesPerParam;
+  c.microbatches = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  return c;
+}
+
+StageMemory stage_memory_of(const ParallelConfig& parallel, const ConfigurationFacts& c, int stage, int layers,
+                            int moe_layers, const StageParams& params, const LayerActivationParts& activations) {
+  StageMemory mem;
+  mem.stage = stage;
+  auto sharded = [&](double bytes_per_param, int from_stage) {
+    const bool shard = parallel.zero >= from_stage && !(c.deferred && from_stage >= 2);
+    return bytes_per_param * (params.dense / (shard ? c.dense_shards : 1.0) +
+                              params.expert / (shard ? c.expert_shards : 1.0));
+  };
+  mem.weights_bytes = sharded(c.bytes.weights, 3);
+  mem.gradients_bytes = sharded(c.bytes.gradients, 2);
+  mem.optimizer_bytes = sharded(c.bytes.optimizer, 1);
   // A layer is a transformer layer: the embedding and LM head are not spread over the stage's
   // layers (that made the ZeRO-3 buffer, and memory, grow with pp).
-  const double layer = (params.total() - params.embedding_and_head) / std::max(1, layers);
-  if (parallel.zero >= 3 && !deferred) {
+  const double layer_params = params.total() - params.embedding_and_head;
+  if (parallel.zero >= 3 && !c.deferred) {
     // FSDP gathers one layer's weights ahead of use: keep two layers' full weights (and their
     // FP8 copies).
-    mem.weights_bytes += 2.0 * (bytes.weights + bytes.fp8_weight_copies) * layer;
+    const double layer = layer_params / std::max(1, layers);
+    mem.weights_bytes += 2.0 * (c.bytes.weights + c.bytes.fp8_weight_copies) * layer;
   } else {
     // The output layer is not a TE module: no FP8 copy of the embedding and head.
-    mem.weights_bytes += bytes.fp8_weight_copies * (params.total() - params.embedding_and_head);
+    mem.weights_bytes += c.bytes.fp8_weight_copies * layer_params;
   }
-
-  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
-  // Dense and MoE layers keep different activations; weight them by their share of the stage.
-  const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
   // Partial recomputation: the recomputed share keeps only layer inputs, the rest everything.
   const double share = recomputed_share(parallel, layers);
   auto mixed = [share](double configured, double kept) {
     return share <= 0 || share >= 1 ? configured : share * configured + (1 - share) * kept;
   };
+  // Dense and MoE layers keep different activations; weight them by their share of the stage.
   double per_layer = mixed(activations.first_layer_bytes, activations.first_layer_kept_bytes);
   if (moe_layers > 0) {
     const double moe_bytes = mixed(activations.last_layer_bytes, activations.last_layer_kept_bytes);
     per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
   mem.activations_bytes =
-      per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, m, layers);
+      per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, c.microbatches, layers);
   if (stage == parallel.pp - 1) mem.activations_bytes += activations.logits_bytes;
   return mem;
+}
+
+}  // namespace
+
+StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+                         int stage, const StageParams& params, const LayerActivationParts& activations) {
+  return stage_memory_of(parallel, configuration_facts(scenario, parallel), stage,
+                         split.layers_on_stage(stage, parallel.pp),
+                         moe_layers_on_stage(scenario.model, split, stage, parallel.pp), params, activations);
 }
 
 StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
@@ -210,27 +234,42 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
   CandidateStageParams out;
   for (int stage : candidate_stages(scenario.model, split, parallel.pp)) {
     if (stage < 0 || stage >= parallel.pp) continue;
-    out.params[out.stages.count] = stage_params_per_gpu(scenario, parallel, split, stage);
+    const int i = out.stages.count;
+    out.params[i] = stage_params_per_gpu(scenario, parallel, split, stage);
+    out.layers[i] = split.layers_on_stage(stage, parallel.pp);
+    out.moe_layers[i] = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
     out.stages.push(stage);
   }
   return out;
 }
 
-StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const CandidateStageParams& params, const LayerActivationParts& activations) {
+  const ConfigurationFacts c = configuration_facts(scenario, parallel);
   StageMemory best;
-  bool first = true;
   for (int i = 0; i < params.stages.count; ++i) {
-    StageMemory mem = stage_memory(scenario, parallel, split, params.stages.stages[i], params.params[i], activations);
-    if (first || mem.total_bytes() > best.total_bytes()) best = mem;
-    first = false;
+    const StageMemory mem = stage_memory_of(parallel, c, params.stages.stages[i], params.layers[i],
+                                            params.moe_layers[i], params.params[i], activations);
+    if (i == 0 || mem.total_bytes() > best.total_bytes()) best = mem;
   }
   return best;
 }
 
+bool every_stage_fits(const Scenario& scenario, const ParallelConfig& parallel,
+                      const CandidateStageParams& params, const LayerActivationParts& activations,
+                      double capacity_bytes) {
+  const ConfigurationFacts c = configuration_facts(scenario, parallel);
+  for (int i = 0; i < params.stages.count; ++i) {
+    const StageMemory mem = stage_memory_of(parallel, c, params.stages.stages[i], params.layers[i],
+                                            params.moe_layers[i], params.params[i], activations);
+    if (mem.total_bytes() > capacity_bytes) return false;
+  }
+  return true;
+}
+
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const StageSplit& split) {
-  return peak_stage_memory(scenario, parallel, split, candidate_stage_params(scenario, parallel, split),
+  return peak_stage_memory(scenario, parallel, candidate_stage_params(scenario, parallel, split),
                            layer_activation_parts(scenario, parallel));
 }
 

@@ -97,16 +97,6 @@ bool vpp_divides(const StageSplit& split, int vpp) {
          split.middle_layers % vpp == 0;
 }
 
-double recomputed_share(const ParallelConfig& parallel, int layers_on_stage) {
-  if (parallel.recompute != Recompute::kFull || layers_on_stage <= 0) return 0.0;
-  if (parallel.recompute_layers <= 0) return 1.0;
-  return std::min(1.0, double(parallel.recompute_layers) * parallel.vpp / layers_on_stage);
-}
-
-double microbatches(int global_batch, int dp, int micro_batch) {
-  return double(global_batch) / (double(dp) * micro_batch);
-}
-
 double bubble_ratio(int pp, int vpp, double microbatches) {
   if (pp <= 1 || microbatches <= 0) return 0.0;
   return (pp - 1) / (double(vpp) * microbatches);
@@ -115,15 +105,6 @@ double bubble_ratio(int pp, int vpp, double microbatches) {
 double bubble_fraction(int pp, int vpp, double microbatches) {
   if (pp <= 1 || microbatches <= 0) return 0.0;
   return (pp - 1.0) / (double(vpp) * microbatches + pp - 1.0);
-}
-
-double inflight_layer_microbatches(int stage, int pp, int vpp, double microbatches,
-                                   int layers_on_stage) {
-  if (vpp <= 1) {
-    return std::min(double(pp - stage), microbatches) * layers_on_stage;
-  }
-  const double chunks = 2.0 * (pp - stage - 1) + double(vpp - 1) * pp + 1.0;
-  return std::min(chunks, microbatches * vpp) * layers_on_stage / vpp;
 }
 
 }  // namespace pplan

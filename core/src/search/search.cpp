@@ -103,12 +103,7 @@ class Families {
   Families(int top, double tolerance) : top_(top), tolerance_(tolerance) {}
 
   /// A configuration whose step cannot be shorter than this cannot enter the output.
-  double threshold_s() const {
-    if (static_cast<int>(times_.size()) < top_) return std::numeric_limits<double>::infinity();
-    auto nth = times_.begin();
-    std::advance(nth, top_ - 1);
-    return *nth * (1.0 + tolerance_);
-  }
+  double threshold_s() const { return threshold_s_; }
 
   void add(Estimate e) {
     const ParallelConfig& p = e.parallel;
@@ -121,6 +116,7 @@ class Families {
       f.tied.push_back(std::move(e));
       times_.insert(f.fastest_s);
       families_.emplace(key, std::move(f));
+      update_threshold();
       return;
     }
     Family& f = it->second;
@@ -128,6 +124,7 @@ class Families {
       times_.erase(times_.find(f.fastest_s));
       f.fastest_s = e.step_time_s;
       times_.insert(f.fastest_s);
+      update_threshold();
       const double limit = f.fastest_s * (1.0 + tolerance_);
       f.tied.erase(std::remove_if(f.tied.begin(), f.tied.end(),
                                   [limit](const Estimate& t) { return t.step_time_s > limit; }),
@@ -173,8 +170,17 @@ class Families {
   }
 
  private:
+  // Read per configuration, changed only when a family's fastest step does.
+  void update_threshold() {
+    if (static_cast<int>(times_.size()) < top_) return;
+    auto nth = times_.begin();
+    std::advance(nth, top_ - 1);
+    threshold_s_ = *nth * (1.0 + tolerance_);
+  }
+
   int top_;
   double tolerance_;
+  double threshold_s_ = std::numeric_limits<double>::infinity();
   std::map<FamilyKey, Family> families_;
   std::multiset<double> times_;  ///< each family's fastest step
 };
@@ -266,9 +272,16 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
   const int global_batch = scenario.training.global_batch;
   const bool is_moe = model.moe && model.moe->experts > 0;
   // Codes are string literals: count them by view, without allocating per rejection.
-  std::map<std::string_view, long long> rejected;
-  auto reject = [&stats, &rejected](std::string_view code, long long count) {
-    rejected[code] += count;
+  // Rejection codes are string literals, a dozen at most: found by address (the same code from
+  // two files may have two addresses; the strings are merged at the end).
+  std::vector<std::pair<const char*, long long>> rejected;
+  auto reject = [&stats, &rejected](const char* code, long long count) {
+    auto it = std::find_if(rejected.begin(), rejected.end(), [code](const auto& r) { return r.first == code; });
+    if (it == rejected.end()) {
+      rejected.emplace_back(code, count);
+    } else {
+      it->second += count;
+    }
     stats.configs_evaluated += count;
   };
 
@@ -423,7 +436,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 p.zero = zero;
                 const CandidateStageParams& stage_params = params_by_ep[ei];
                 const LayerActivationParts& layer_parts = activations[si * recomputes.size() + r];
-                StageMemory peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                StageMemory peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
                 if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
                     peak.total_bytes() <= capacity) {
                   // Recompute only as many layers per chunk as memory needs (Megatron's
@@ -435,14 +448,14 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                   while (lo < hi) {
                     const int mid = lo + (hi - lo) / 2;
                     p.recompute_layers = mid;
-                    if (peak_stage_memory(scenario, p, split, stage_params, layer_parts).total_bytes() <= capacity) {
+                    if (every_stage_fits(scenario, p, stage_params, layer_parts, capacity)) {
                       hi = mid;
                     } else {
                       lo = mid + 1;
                     }
                   }
                   p.recompute_layers = lo >= chunk ? 0 : lo;
-                  if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                  if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
                 }
                 const double memory = peak.total_bytes();
                 if (memory > capacity) {
@@ -468,7 +481,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                     every_layer.recompute_layers = 0;
                     if (!first_framework_problem(scenario, every_layer)) {
                       p = every_layer;
-                      peak = peak_stage_memory(scenario, p, split, stage_params, layer_parts);
+                      peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
                       code = nullptr;
                     }
                   }

@@ -117,6 +117,8 @@ StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& pa
 struct CandidateStageParams {
   StageList stages;
   StageParams params[4];
+  int layers[4] = {0, 0, 0, 0};      ///< transformer layers of each stage
+  int moe_layers[4] = {0, 0, 0, 0};  ///< of which MoE
 };
 CandidateStageParams candidate_stage_params(const Scenario& scenario, const ParallelConfig& parallel,
                                             const StageSplit& split);
@@ -136,7 +138,11 @@ LayerActivationParts layer_activation_parts(const Scenario& scenario, const Para
 
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
                          int stage, const StageParams& params, const LayerActivationParts& activations);
-StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const CandidateStageParams& params, const LayerActivationParts& activations);
+/// Whether peak_stage_memory(...).total_bytes() <= capacity_bytes, stopping at the first stage over it.
+bool every_stage_fits(const Scenario& scenario, const ParallelConfig& parallel,
+                      const CandidateStageParams& params, const LayerActivationParts& activations,
+                      double capacity_bytes);
 
 }  // namespace pplan
