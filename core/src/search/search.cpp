@@ -271,7 +271,6 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
   const long long gpus = scenario.cluster.gpus;
   const int global_batch = scenario.training.global_batch;
   const bool is_moe = model.moe && model.moe->experts > 0;
-  // Codes are string literals: count them by view, without allocating per rejection.
   // Rejection codes are string literals, a dozen at most: found by address (the same code from
   // two files may have two addresses; the strings are merged at the end).
   std::vector<std::pair<const char*, long long>> rejected;
