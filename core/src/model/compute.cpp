@@ -236,13 +236,15 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   lt.host_forward_s = pass_host_s;
   lt.host_backward_s = 2.0 * pass_host_s;
 
-  // Recomputation: full reruns the whole forward; selective reruns the attention core
-  // (Korthikanti et al. 2022 §5). Their FLOPs count toward HFU at the model level (estimate.cpp).
-  if (parallel.recompute == Recompute::kFull) {
-    lt.recompute_s = lt.forward_s();
-  } else if (parallel.recompute == Recompute::kSelective) {
-    lt.recompute_s = lt.attention_forward_s;
-  }
+  return with_recompute(lt, parallel.recompute);
+}
+
+LayerTimes with_recompute(LayerTimes lt, Recompute recompute) {
+  // Full reruns the whole forward; selective reruns the attention core (Korthikanti et al.
+  // 2022 §5). Their FLOPs count toward HFU at the model level (estimate.cpp).
+  lt.recompute_s = recompute == Recompute::kFull        ? lt.forward_s()
+                   : recompute == Recompute::kSelective ? lt.attention_forward_s
+                                                        : 0.0;
   return lt;
 }
 

@@ -296,13 +296,14 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     stats.capped_at_cp = cp;
     stats.capped_at_pp = pp;
   };
-  // Layer times depend on (tp, cp) and (micro_batch, ep, sp, recompute) only.
-  // With each entry, the cheaper layer's whole time, which the bound below reads per configuration.
+  // Layer times depend on (tp, cp, micro_batch, ep, sp) and the recompute kind only; one
+  // timing per key serves the three kinds. With each, the cheaper layer's whole time, which
+  // the bound below reads per configuration.
   struct CachedLayerTimes {
     LayerTimesPair times;
     double cheaper_total_s;
   };
-  std::map<std::array<int, 6>, CachedLayerTimes> layer_cache;
+  std::map<std::array<int, 5>, std::array<CachedLayerTimes, 3>> layer_cache;
   for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
@@ -489,15 +490,19 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                     continue;
                   }
                 }
-                const std::array<int, 6> key{tp, cp, mb, ep, sp, int(p.recompute)};
-                auto cached = layer_cache.find(key);
-                if (cached == layer_cache.end()) {
-                  const LayerTimesPair times = layer_times_for(scenario, p);
-                  cached = layer_cache
-                               .emplace(key, CachedLayerTimes{times, std::min(times.dense.total_s(),
-                                                                              times.moe.total_s())})
-                               .first;
+                const std::array<int, 5> key{tp, cp, mb, ep, sp};
+                auto by_kind = layer_cache.find(key);
+                if (by_kind == layer_cache.end()) {
+                  const LayerTimesPair timed = layer_times_for(scenario, p);
+                  std::array<CachedLayerTimes, 3> kinds;
+                  for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+                    const LayerTimesPair times{with_recompute(timed.dense, kind),
+                                               with_recompute(timed.moe, kind)};
+                    kinds[int(kind)] = {times, std::min(times.dense.total_s(), times.moe.total_s())};
+                  }
+                  by_kind = layer_cache.emplace(key, kinds).first;
                 }
+                const CachedLayerTimes* cached = &by_kind->second[int(p.recompute)];
                 // Bound: every micro-batch and the bubble pass through the fullest stage,
                 // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
                 // A plan whose bound already loses to the kept ones cannot win.
@@ -505,7 +510,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 if (threshold_s < std::numeric_limits<double>::infinity()) {
                   const double m = double(global_batch) / (double(dp) * mb);
                   const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
-                                       cached->second.cheaper_total_s;
+                                       cached->cheaper_total_s;
                   if (bound > threshold_s) {
                     if (const char* code = first_structural_error(scenario, p, split)) {
                       reject(code, 1);
@@ -518,7 +523,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 }
                 EvaluateOptions fast;
                 fast.detailed = false;
-                fast.layer_times = &cached->second.times;
+                fast.layer_times = &cached->times;
                 fast.peak_memory = &peak;
                 Estimate e = evaluate(scenario, p, fast);
                 if (!e.feasible) {

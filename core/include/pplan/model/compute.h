@@ -50,6 +50,10 @@ double fp8_cast_bytes_per_element(Fp8Recipe recipe);
 /// Layer times of layer `layer_index` under `parallel` (dense or MoE by index).
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
 
+/// `lt` with the recomputation of `recompute` (the one field it changes): the search times a
+/// layer once and derives the three kinds.
+LayerTimes with_recompute(LayerTimes lt, Recompute recompute);
+
 /// Forward + backward seconds of the LM head and loss for one micro-batch on the last stage.
 double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel);
 
