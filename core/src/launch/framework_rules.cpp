@@ -804,11 +804,13 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   return false;
 }
 
+/// `priced`: the split evaluate() prices for `p`, when the caller has it (the search).
 void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p,
-           ProblemSink& sink) {
+           ProblemSink& sink, const StageSplit* priced = nullptr) {
   const LaunchFacts f = detail::launch_facts(s, p);
   if (grid_rules(s, f, sink)) return;
-  const StageSplit split = detail::priced_split(s, p);
+  const StageSplit computed = priced ? StageSplit{} : detail::priced_split(s, p);
+  const StageSplit& split = priced ? *priced : computed;
   const bool titan =
       framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
   if (megatron_rules(s, f, split, titan, sink)) return;
@@ -882,6 +884,13 @@ bool plan_independent_problem(std::string_view code) {
 const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel) {
   ProblemSink sink(nullptr, /*plan_only=*/true);
   check(launch_framework_of(scenario.training.framework), scenario, parallel, sink);
+  return sink.first();
+}
+
+const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel,
+                                    const StageSplit& priced_split) {
+  ProblemSink sink(nullptr, /*plan_only=*/true);
+  check(launch_framework_of(scenario.training.framework), scenario, parallel, sink, &priced_split);
   return sink.first();
 }
 

@@ -110,12 +110,6 @@ ModelStateBytes model_state_bytes(const Scenario& scenario) {
   return b;
 }
 
-StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
-                         const StageSplit& split, int stage) {
-  return stage_memory(scenario, parallel, split, stage, stage_params_per_gpu(scenario, parallel, split, stage),
-                      layer_activation_parts(scenario, parallel));
-}
-
 LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel) {
   LayerActivationParts a;
   const ModelSpec& model = scenario.model;
@@ -138,18 +132,16 @@ LayerActivationParts layer_activation_parts(const Scenario& scenario, const Para
 
 namespace {
 
-/// What every stage of one configuration shares: how ZeRO shards, the bytes per parameter,
-/// the micro-batch count (computed once per configuration, not per stage).
-struct ConfigurationFacts {
+/// How ZeRO shards one configuration's model state: the same for every stage.
+struct StateSharding {
   double dense_shards = 1;
   double expert_shards = 1;
   bool deferred = false;
   ModelStateBytes bytes;
-  double microbatches = 1;
 };
 
-ConfigurationFacts configuration_facts(const Scenario& scenario, const ParallelConfig& parallel) {
-  ConfigurationFacts c;
+StateSharding state_sharding(const Scenario& scenario, const ParallelConfig& parallel) {
+  StateSharding c;
   // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
   c.dense_shards = double(parallel.dp) * parallel.cp;
   c.expert_shards = std::max(1.0, c.dense_shards / parallel.ep);
@@ -159,22 +151,20 @@ ConfigurationFacts configuration_facts(const Scenario& scenario, const ParallelC
   // Deferred sync accumulates the unsharded gradients in the compute dtype (BF16) until the
   // last micro-batch reduces them in fp32 (assumption, stated: FSDP2's mixed-precision policy).
   if (c.deferred) c.bytes.gradients = kGradientBytesPerParam;
-  c.microbatches = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
   return c;
 }
 
-StageMemory stage_memory_of(const ParallelConfig& parallel, const ConfigurationFacts& c, int stage, int layers,
-                            int moe_layers, const StageParams& params, const LayerActivationParts& activations) {
-  StageMemory mem;
-  mem.stage = stage;
+StageStateBytes stage_state_bytes(const ParallelConfig& parallel, const StateSharding& c, int layers,
+                                  const StageParams& params) {
+  StageStateBytes state;
   auto sharded = [&](double bytes_per_param, int from_stage) {
     const bool shard = parallel.zero >= from_stage && !(c.deferred && from_stage >= 2);
     return bytes_per_param * (params.dense / (shard ? c.dense_shards : 1.0) +
                               params.expert / (shard ? c.expert_shards : 1.0));
   };
-  mem.weights_bytes = sharded(c.bytes.weights, 3);
-  mem.gradients_bytes = sharded(c.bytes.gradients, 2);
-  mem.optimizer_bytes = sharded(c.bytes.optimizer, 1);
+  state.weights = sharded(c.bytes.weights, 3);
+  state.gradients = sharded(c.bytes.gradients, 2);
+  state.optimizer = sharded(c.bytes.optimizer, 1);
   // A layer is a transformer layer: the embedding and LM head are not spread over the stage's
   // layers (that made the ZeRO-3 buffer, and memory, grow with pp).
   const double layer_params = params.total() - params.embedding_and_head;
@@ -182,11 +172,16 @@ StageMemory stage_memory_of(const ParallelConfig& parallel, const ConfigurationF
     // FSDP gathers one layer's weights ahead of use: keep two layers' full weights (and their
     // FP8 copies).
     const double layer = layer_params / std::max(1, layers);
-    mem.weights_bytes += 2.0 * (c.bytes.weights + c.bytes.fp8_weight_copies) * layer;
+    state.weights += 2.0 * (c.bytes.weights + c.bytes.fp8_weight_copies) * layer;
   } else {
     // The output layer is not a TE module: no FP8 copy of the embedding and head.
-    mem.weights_bytes += c.bytes.fp8_weight_copies * layer_params;
+    state.weights += c.bytes.fp8_weight_copies * layer_params;
   }
+  return state;
+}
+
+double stage_activation_bytes(const ParallelConfig& parallel, double microbatches, int stage, int layers,
+                              int moe_layers, const LayerActivationParts& activations) {
   // Partial recomputation: the recomputed share keeps only layer inputs, the rest everything.
   const double share = recomputed_share(parallel, layers);
   auto mixed = [share](double configured, double kept) {
@@ -196,21 +191,52 @@ StageMemory stage_memory_of(const ParallelConfig& parallel, const ConfigurationF
   double per_layer = mixed(activations.first_layer_bytes, activations.first_layer_kept_bytes);
   if (moe_layers > 0) {
     const double moe_bytes = mixed(activations.last_layer_bytes, activations.last_layer_kept_bytes);
-    per_layer = ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
+    per_layer = moe_layers >= layers
+                    ? moe_bytes
+                    : ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
-  mem.activations_bytes =
-      per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, c.microbatches, layers);
-  if (stage == parallel.pp - 1) mem.activations_bytes += activations.logits_bytes;
+  double bytes = per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, microbatches, layers);
+  if (stage == parallel.pp - 1) bytes += activations.logits_bytes;
+  return bytes;
+}
+
+StageMemory stage_memory_of(int stage, const StageStateBytes& state, double activations_bytes) {
+  StageMemory mem;
+  mem.stage = stage;
+  mem.weights_bytes = state.weights;
+  mem.gradients_bytes = state.gradients;
+  mem.optimizer_bytes = state.optimizer;
+  mem.activations_bytes = activations_bytes;
   return mem;
+}
+
+/// Calls visit(memory) for each candidate stage of `params` until it returns false.
+template <typename Visit>
+void for_each_candidate_stage(const Scenario& scenario, const ParallelConfig& parallel,
+                              const CandidateStageParams& params, const LayerActivationParts& activations,
+                              Visit visit) {
+  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  const int zero = std::clamp(parallel.zero, 0, 3);
+  for (int i = 0; i < params.stages.count; ++i) {
+    const int stage = params.stages.stages[i];
+    const double activations_bytes =
+        stage_activation_bytes(parallel, m, stage, params.layers[i], params.moe_layers[i], activations);
+    if (!visit(stage_memory_of(stage, params.state_by_zero[i][zero], activations_bytes))) return;
+  }
 }
 
 }  // namespace
 
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
-                         int stage, const StageParams& params, const LayerActivationParts& activations) {
-  return stage_memory_of(parallel, configuration_facts(scenario, parallel), stage,
-                         split.layers_on_stage(stage, parallel.pp),
-                         moe_layers_on_stage(scenario.model, split, stage, parallel.pp), params, activations);
+                         int stage) {
+  const int layers = split.layers_on_stage(stage, parallel.pp);
+  const StageStateBytes state = stage_state_bytes(parallel, state_sharding(scenario, parallel), layers,
+                                                  stage_params_per_gpu(scenario, parallel, split, stage));
+  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  return stage_memory_of(stage, state,
+                         stage_activation_bytes(parallel, m, stage, layers,
+                                                moe_layers_on_stage(scenario.model, split, stage, parallel.pp),
+                                                layer_activation_parts(scenario, parallel)));
 }
 
 StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int pp) {
@@ -238,6 +264,12 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
     out.params[i] = stage_params_per_gpu(scenario, parallel, split, stage);
     out.layers[i] = split.layers_on_stage(stage, parallel.pp);
     out.moe_layers[i] = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
+    for (int zero = 0; zero < 4; ++zero) {
+      ParallelConfig sharded = parallel;
+      sharded.zero = zero;
+      out.state_by_zero[i][zero] =
+          stage_state_bytes(sharded, state_sharding(scenario, sharded), out.layers[i], out.params[i]);
+    }
     out.stages.push(stage);
   }
   return out;
@@ -245,26 +277,25 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
 
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const CandidateStageParams& params, const LayerActivationParts& activations) {
-  const ConfigurationFacts c = configuration_facts(scenario, parallel);
   StageMemory best;
-  for (int i = 0; i < params.stages.count; ++i) {
-    const StageMemory mem = stage_memory_of(parallel, c, params.stages.stages[i], params.layers[i],
-                                            params.moe_layers[i], params.params[i], activations);
-    if (i == 0 || mem.total_bytes() > best.total_bytes()) best = mem;
-  }
+  bool first = true;
+  for_each_candidate_stage(scenario, parallel, params, activations, [&](const StageMemory& mem) {
+    if (first || mem.total_bytes() > best.total_bytes()) best = mem;
+    first = false;
+    return true;
+  });
   return best;
 }
 
 bool every_stage_fits(const Scenario& scenario, const ParallelConfig& parallel,
                       const CandidateStageParams& params, const LayerActivationParts& activations,
                       double capacity_bytes) {
-  const ConfigurationFacts c = configuration_facts(scenario, parallel);
-  for (int i = 0; i < params.stages.count; ++i) {
-    const StageMemory mem = stage_memory_of(parallel, c, params.stages.stages[i], params.layers[i],
-                                            params.moe_layers[i], params.params[i], activations);
-    if (mem.total_bytes() > capacity_bytes) return false;
-  }
-  return true;
+  bool fits = true;
+  for_each_candidate_stage(scenario, parallel, params, activations, [&](const StageMemory& mem) {
+    fits = mem.total_bytes() <= capacity_bytes;
+    return fits;
+  });
+  return fits;
 }
 
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,

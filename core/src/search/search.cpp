@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace pplan {
@@ -303,7 +305,14 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     LayerTimesPair times;
     double cheaper_total_s;
   };
-  std::map<std::array<int, 5>, std::array<CachedLayerTimes, 3>> layer_cache;
+  struct LayerKeyHash {
+    std::size_t operator()(const std::array<int, 5>& k) const {
+      std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the five values
+      for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_map<std::array<int, 5>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache;
   for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
@@ -475,11 +484,11 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 // What training.framework cannot run is not a plan (launch refuses the same
                 // code). A partial recompute it cannot express falls back to every layer,
                 // which needs less memory still.
-                if (const char* code = first_framework_problem(scenario, p)) {
+                if (const char* code = first_framework_problem(scenario, p, split)) {
                   if (p.recompute_layers > 0 && !pin.recompute_layers) {
                     ParallelConfig every_layer = p;
                     every_layer.recompute_layers = 0;
-                    if (!first_framework_problem(scenario, every_layer)) {
+                    if (!first_framework_problem(scenario, every_layer, split)) {
                       p = every_layer;
                       peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
                       code = nullptr;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pplan/model/pipeline.h"
 #include "pplan/specs.h"
 
 namespace pplan {
@@ -87,6 +88,11 @@ const char* first_framework_problem(LaunchFramework framework, const Scenario& s
  * plan_independent_problem() codes. Allocates nothing.
  */
 const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// The same, given the split evaluate() prices for `parallel` (split_layers of its pins): the
+/// search has it for every configuration of a grid.
+const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel,
+                                    const StageSplit& priced_split);
 
 /// Codes no parallel configuration avoids (the GPU, the model, the switches, the framework the
 /// scenario is priced for) or that only pplan's script writer has (deepspeed.moe_not_generated,

@@ -112,13 +112,21 @@ StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& pa
 // The same figures from parts computed once: the search varies ZeRO, the micro-batch count and
 // the recomputed layer count (a bisection) over fixed parameters and per-layer activations.
 
-/// The candidate stages of a split and the parameters one GPU of each holds. Depends on
-/// tp, pp, ep and the split only.
+/// Weights, gradients and optimizer state one GPU of a stage holds after ZeRO sharding.
+struct StageStateBytes {
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+};
+
+/// The candidate stages of a split, the parameters one GPU of each holds, and their model
+/// state under each ZeRO stage 0–3. Depends on tp, cp, dp, pp, ep and the split only.
 struct CandidateStageParams {
   StageList stages;
   StageParams params[4];
   int layers[4] = {0, 0, 0, 0};      ///< transformer layers of each stage
   int moe_layers[4] = {0, 0, 0, 0};  ///< of which MoE
+  StageStateBytes state_by_zero[4][4];  ///< [candidate][ZeRO stage]
 };
 CandidateStageParams candidate_stage_params(const Scenario& scenario, const ParallelConfig& parallel,
                                             const StageSplit& split);
@@ -136,8 +144,6 @@ struct LayerActivationParts {
 };
 LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel);
 
-StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
-                         int stage, const StageParams& params, const LayerActivationParts& activations);
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const CandidateStageParams& params, const LayerActivationParts& activations);
 /// Whether peak_stage_memory(...).total_bytes() <= capacity_bytes, stopping at the first stage over it.
