@@ -210,18 +210,16 @@ StageMemory stage_memory_of(int stage, const StageStateBytes& state, double acti
   return mem;
 }
 
-/// Calls visit(memory) for each candidate stage of `params` until it returns false.
+/// Calls visit(memory) for each candidate stage of `params`, given their activation bytes,
+/// until it returns false.
 template <typename Visit>
-void for_each_candidate_stage(const Scenario& scenario, const ParallelConfig& parallel,
-                              const CandidateStageParams& params, const LayerActivationParts& activations,
-                              Visit visit) {
-  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+void for_each_candidate_stage(const ParallelConfig& parallel, const CandidateStageParams& params,
+                              const CandidateActivations& activations, Visit visit) {
   const int zero = std::clamp(parallel.zero, 0, 3);
   for (int i = 0; i < params.stages.count; ++i) {
-    const int stage = params.stages.stages[i];
-    const double activations_bytes =
-        stage_activation_bytes(parallel, m, stage, params.layers[i], params.moe_layers[i], activations);
-    if (!visit(stage_memory_of(stage, params.state_by_zero[i][zero], activations_bytes))) return;
+    const StageMemory mem =
+        stage_memory_of(params.stages.stages[i], params.state_by_zero[i][zero], activations.bytes[i]);
+    if (!visit(mem)) return;
   }
 }
 
@@ -275,11 +273,23 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
   return out;
 }
 
-StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
-                              const CandidateStageParams& params, const LayerActivationParts& activations) {
+CandidateActivations candidate_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                                                const CandidateStageParams& params,
+                                                const LayerActivationParts& activations) {
+  CandidateActivations out;
+  const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
+  for (int i = 0; i < params.stages.count; ++i) {
+    out.bytes[i] = stage_activation_bytes(parallel, m, params.stages.stages[i], params.layers[i],
+                                          params.moe_layers[i], activations);
+  }
+  return out;
+}
+
+StageMemory peak_stage_memory(const ParallelConfig& parallel, const CandidateStageParams& params,
+                              const CandidateActivations& activations) {
   StageMemory best;
   bool first = true;
-  for_each_candidate_stage(scenario, parallel, params, activations, [&](const StageMemory& mem) {
+  for_each_candidate_stage(parallel, params, activations, [&](const StageMemory& mem) {
     if (first || mem.total_bytes() > best.total_bytes()) best = mem;
     first = false;
     return true;
@@ -287,14 +297,20 @@ StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& pa
   return best;
 }
 
+StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
+                              const CandidateStageParams& params, const LayerActivationParts& activations) {
+  return peak_stage_memory(parallel, params, candidate_activation_bytes(scenario, parallel, params, activations));
+}
+
 bool every_stage_fits(const Scenario& scenario, const ParallelConfig& parallel,
                       const CandidateStageParams& params, const LayerActivationParts& activations,
                       double capacity_bytes) {
   bool fits = true;
-  for_each_candidate_stage(scenario, parallel, params, activations, [&](const StageMemory& mem) {
-    fits = mem.total_bytes() <= capacity_bytes;
-    return fits;
-  });
+  for_each_candidate_stage(parallel, params, candidate_activation_bytes(scenario, parallel, params, activations),
+                           [&](const StageMemory& mem) {
+                             fits = mem.total_bytes() <= capacity_bytes;
+                             return fits;
+                           });
   return fits;
 }
 

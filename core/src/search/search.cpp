@@ -416,6 +416,20 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
           all_checked = false;
           continue;
         }
+        // Activation bytes per candidate stage, per (sp, recompute): the candidate stages and
+        // their layers come from the split alone, so one computation serves every ep and ZeRO.
+        std::vector<CandidateActivations> stage_activations(sps.size() * recomputes.size());
+        for (std::size_t si = 0; si < sps.size() && !params_by_ep.empty(); ++si) {
+          for (std::size_t r = 0; r < recomputes.size(); ++r) {
+            ParallelConfig shape = base;
+            shape.micro_batch = mb;
+            shape.vpp = vpp;
+            shape.sequence_parallel = sps[si] != 0;
+            shape.recompute = recomputes[r];
+            stage_activations[si * recomputes.size() + r] = candidate_activation_bytes(
+                scenario, shape, params_by_ep.front(), activations[si * recomputes.size() + r]);
+          }
+        }
         for (std::size_t ei = 0; ei < eps.size(); ++ei) {
           const int ep = eps[ei];
           for (std::size_t si = 0; si < sps.size(); ++si) {
@@ -445,7 +459,8 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 p.zero = zero;
                 const CandidateStageParams& stage_params = params_by_ep[ei];
                 const LayerActivationParts& layer_parts = activations[si * recomputes.size() + r];
-                StageMemory peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
+                StageMemory peak =
+                    peak_stage_memory(p, stage_params, stage_activations[si * recomputes.size() + r]);
                 if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
                     peak.total_bytes() <= capacity) {
                   // Recompute only as many layers per chunk as memory needs (Megatron's

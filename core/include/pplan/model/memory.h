@@ -146,6 +146,18 @@ LayerActivationParts layer_activation_parts(const Scenario& scenario, const Para
 
 StageMemory peak_stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
                               const CandidateStageParams& params, const LayerActivationParts& activations);
+
+/// The activation bytes of each candidate stage: they depend on the micro-batch, vpp, sp and
+/// recomputation, not on ep or ZeRO, so the search computes them once for all of those.
+struct CandidateActivations {
+  double bytes[4] = {0, 0, 0, 0};
+};
+CandidateActivations candidate_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
+                                                const CandidateStageParams& params,
+                                                const LayerActivationParts& activations);
+/// peak_stage_memory() from activations computed once.
+StageMemory peak_stage_memory(const ParallelConfig& parallel, const CandidateStageParams& params,
+                              const CandidateActivations& activations);
 /// Whether peak_stage_memory(...).total_bytes() <= capacity_bytes, stopping at the first stage over it.
 bool every_stage_fits(const Scenario& scenario, const ParallelConfig& parallel,
                       const CandidateStageParams& params, const LayerActivationParts& activations,
