@@ -68,10 +68,12 @@ void add(GemmTimes& into, const GemmTimes& t, double times = 1.0) {
 
 }  // namespace
 
-LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
+LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                       GemmMemo* gemm_memo) {
   const ModelSpec& model = scenario.model;
   const TrainingSpec& training = scenario.training;
-  const Device device = device_of(scenario);
+  Device device = device_of(scenario);
+  device.gemm_memo = gemm_memo;
   const Precision precision = training.precision;
   const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
   const double t = parallel.tp;

@@ -281,13 +281,13 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   return f;
 }
 
-LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel) {
+LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo) {
   const ModelSpec& model = scenario.model;
   // Layer 0 is dense unless every layer holds experts, and then no dense layer is counted.
   const bool has_moe = model.moe && model.moe->experts > 0 && model.moe->dense_layers < model.layers;
   LayerTimesPair pair;
-  pair.dense = layer_times(scenario, parallel, 0);
-  pair.moe = has_moe ? layer_times(scenario, parallel, model.moe->dense_layers) : pair.dense;
+  pair.dense = layer_times(scenario, parallel, 0, gemm_memo);
+  pair.moe = has_moe ? layer_times(scenario, parallel, model.moe->dense_layers, gemm_memo) : pair.dense;
   return pair;
 }
 

@@ -1,5 +1,8 @@
 #include "pplan/model/kernels.h"
 
+#include <cstdint>
+#include <cstring>
+
 #include <algorithm>
 #include <cmath>
 
@@ -65,9 +68,40 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
   return gpu.bf16_flops_per_s;
 }
 
+const double* GemmMemo::find(const Shape& shape) const {
+  const auto it = seconds_.find(shape);
+  return it == seconds_.end() ? nullptr : &it->second;
+}
+
+std::size_t GemmMemo::ShapeHash::operator()(const Shape& s) const {
+  // The bits of each value, mixed by multiplication (a shape's values are positive, so equal
+  // values have equal bits).
+  std::uint64_t h = static_cast<std::uint64_t>(s.precision) + 1;
+  for (double v : {s.m, s.n, s.k, s.batch}) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    h = (h ^ bits) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+  }
+  return static_cast<std::size_t>(h);
+}
+
+static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
+                                double batch);
+
 double gemm_s(double m, double n, double k, const Device& device, Precision precision,
               double batch) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0.0;
+  if (!device.gemm_memo) return gemm_unmemoised_s(m, n, k, device, precision, batch);
+  const GemmMemo::Shape shape{m, n, k, batch, precision};
+  if (const double* seconds = device.gemm_memo->find(shape)) return *seconds;
+  const double seconds = gemm_unmemoised_s(m, n, k, device, precision, batch);
+  device.gemm_memo->store(shape, seconds);
+  return seconds;
+}
+
+static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
+                                double batch) {
   const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
   const double rate = peak_flops_per_s(device.gpu, precision) * device.mamf_fraction(precision) *
                       device.arch.gemm_in_step * device.gpu.legacy_gemm_scale;

@@ -313,6 +313,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
     }
   };
   std::unordered_map<std::array<int, 5>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache;
+  GemmMemo gemm_memo;
   for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
     if (stats.capped) break;
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
@@ -517,7 +518,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
                 const std::array<int, 5> key{tp, cp, mb, ep, sp};
                 auto by_kind = layer_cache.find(key);
                 if (by_kind == layer_cache.end()) {
-                  const LayerTimesPair timed = layer_times_for(scenario, p);
+                  const LayerTimesPair timed = layer_times_for(scenario, p, &gemm_memo);
                   std::array<CachedLayerTimes, 3> kinds;
                   for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
                     const LayerTimesPair times{with_recompute(timed.dense, kind),

@@ -47,8 +47,10 @@ struct LayerTimes {
  */
 double fp8_cast_bytes_per_element(Fp8Recipe recipe);
 
-/// Layer times of layer `layer_index` under `parallel` (dense or MoE by index).
-LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
+/// Layer times of layer `layer_index` under `parallel` (dense or MoE by index). `gemm_memo`:
+/// GEMM times kept across calls for this scenario (the search's), or none.
+LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                       GemmMemo* gemm_memo = nullptr);
 
 /// `lt` with the recomputation of `recompute` (the one field it changes): the search times a
 /// layer once and derives the three kinds.

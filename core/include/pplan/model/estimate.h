@@ -106,8 +106,9 @@ struct LayerTimesPair {
   LayerTimes moe;
 };
 
-/// The layer times evaluate() uses for `parallel`.
-LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel);
+/// The layer times evaluate() uses for `parallel` (`gemm_memo`: see layer_times()).
+LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel,
+                               GemmMemo* gemm_memo = nullptr);
 
 /// How much of an estimate to produce.
 struct EvaluateOptions {

@@ -3,16 +3,43 @@
 /// wave quantization plus an HBM roofline), attention (flash kernels by sequence length and
 /// head dim, or the unfused batched-GEMM path), streaming kernels, and the host's launch cost.
 
+#include <cstddef>
+#include <unordered_map>
+
 #include "pplan/model/calibration.h"
 #include "pplan/specs.h"
 
 namespace pplan {
 
-/// What kernel timing reads of one GPU: its spec and the constants of its architecture.
+/// gemm_s() results of one device by shape: a search times the same GEMMs for many
+/// configurations (every ep shares a layer's attention and dense GEMMs).
+class GemmMemo {
+ public:
+  struct Shape {
+    double m, n, k, batch;
+    Precision precision;
+    bool operator==(const Shape& o) const {
+      return m == o.m && n == o.n && k == o.k && batch == o.batch && precision == o.precision;
+    }
+  };
+  /// The seconds stored for `shape`, or nullptr.
+  const double* find(const Shape& shape) const;
+  void store(const Shape& shape, double seconds) { seconds_.emplace(shape, seconds); }
+
+ private:
+  struct ShapeHash {
+    std::size_t operator()(const Shape& s) const;
+  };
+  std::unordered_map<Shape, double, ShapeHash> seconds_;
+};
+
+/// What kernel timing reads of one GPU: its spec and the constants of its architecture, and
+/// optionally a memo of GEMM times (only for one scenario's GPU and calibration).
 struct Device {
   const GpuSpec& gpu;
   const Calibration& calibration;
   const ArchitectureCalibration& arch;
+  GemmMemo* gemm_memo = nullptr;
   int sm_count() const;
   double mamf_fraction(Precision precision) const;
 };
