@@ -42,8 +42,27 @@ void Llama3_405bOn16384H100(benchmark::State& state) {
   run_search(state, s);
 }
 
+// examples/mixtral-8x7b-256-h100.json, which leaves every parallel size to the search.
+void Mixtral8x7bOn256H100(benchmark::State& state) {
+  static const pplan::Scenario s = scenario(R"({"model":"mixtral-8x7b",
+      "cluster":{"gpu":"h100-sxm","gpus":256,"gpus_per_node":8},
+      "training":{"seq_len":4096,"global_batch":1024,"precision":"bf16"}})");
+  run_search(state, s);
+}
+
+// The largest space: 256 experts give nine EP sizes (examples/deepseek-v3-2048-h800.json pins
+// DeepSeek's layout; here nothing is pinned).
+void DeepseekV3On2048H100(benchmark::State& state) {
+  static const pplan::Scenario s = scenario(R"({"model":"deepseek-v3",
+      "cluster":{"gpu":"h100-sxm","gpus":2048,"gpus_per_node":8},
+      "training":{"seq_len":4096,"global_batch":15360,"precision":"fp8"}})");
+  run_search(state, s);
+}
+
 BENCHMARK(Megatron1tOn3072A100)->Unit(benchmark::kMillisecond);
 BENCHMARK(Llama3_405bOn16384H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(Mixtral8x7bOn256H100)->Unit(benchmark::kMillisecond);
+BENCHMARK(DeepseekV3On2048H100)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -57,7 +57,8 @@ std::string speed_format_problem(const std::string& content) {
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   const std::regex heading(R"(^Measured by `node tests/validation/search_speed\.mjs` on .+, \d{4}-\d{2}-\d{2}, )"
                            R"(\d+ cores?, load average [0-9.]+\..*$)");
-  const std::string header = "| search (nothing pinned) | configurations | native | wasm: search alone / whole request |";
+  const std::string header =
+      "| search (nothing pinned) | configurations | native (best of 5) | wasm: search alone / whole request |";
   const std::regex row(R"(^\| [^|]+ \| [0-9.]+ M \| [0-9.]+ ms \| ([0-9.]+ ms / [0-9.]+ ms|not built) \|$)");
   if (lines.size() < 5) return "fewer than 5 lines";
   if (!std::regex_match(lines[0], heading)) return "line 1 does not name the command, machine, date and load";
