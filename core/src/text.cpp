@@ -28,6 +28,13 @@ std::string format_significant(double value, int digits) {
   return buffer;
 }
 
+std::string format_count(double value) {
+  constexpr double kExactBelow = 9007199254740992.0;  // 2^53
+  if (!std::isfinite(value)) return "n/a";
+  if (std::fabs(value) < kExactBelow) return std::to_string(static_cast<long long>(value));
+  return format_significant(value, 6);
+}
+
 double round_significant(double value, int digits) {
   if (!std::isfinite(value) || value == 0.0) return value;
   if (std::fabs(value) < DBL_MIN) return 0.0;

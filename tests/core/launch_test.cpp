@@ -903,6 +903,21 @@ TEST(NcclTestsLaunch, MessageSizesFollowThePlan) {
   EXPECT_NE(text.find("pplan assumes: busbw"), std::string::npos);
 }
 
+TEST(NcclTestsLaunch, CountsBeyond64BitIntegersArePrintedNotWrapped) {
+  // 100,000 GeLU layers of width 2^22: 6·h²·L = 1.0555e19 dense parameters on one GPU, more
+  // than a long long holds. The fuzzer found the derivation printing -9223372036854775808.
+  const json scenario = json::parse(R"({
+    "model": {"name": "huge", "layers": 100000, "hidden": 4194304, "heads": 65536, "kv_heads": 65536,
+              "ffn_hidden": 4194304, "vocab": 1000, "activation": "gelu"},
+    "cluster": {"gpu": "h100-sxm", "gpus": 2, "gpus_per_node": 8},
+    "training": {"seq_len": 8, "global_batch": 2},
+    "parallel": {"tp": 1, "pp": 1, "dp": 2, "cp": 1, "micro_batch": 1, "zero": 0, "recompute": "full"}})");
+  const std::string text = launch(scenario, "nccl-tests")["text"];
+  EXPECT_NE(text.find("size: 1.0555"), std::string::npos) << text;
+  EXPECT_NE(text.find("e+19 dense parameters per GPU"), std::string::npos) << text;
+  EXPECT_EQ(text.find("-92233"), std::string::npos) << text;
+}
+
 TEST(LaunchProperties, RandomPlansAreAcceptedByMegatronAndFormatsAgree) {
   std::mt19937 rng(5);  // issue #5
   auto pick = [&rng](std::vector<int> v) { return v[rng() % v.size()]; };

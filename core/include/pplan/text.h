@@ -16,6 +16,11 @@ std::string format_fixed(double value, int decimals);
 /// `value` with at most `digits` significant digits, shortest form ("0.001", "1e+07", "2.5").
 std::string format_significant(double value, int digits = 6);
 
+/// A count held as a double (parameters, tokens, elements): the whole number below 2^53, where
+/// a double is exact ("405000000000"), else 6 significant digits ("1.05553e+19"); never a
+/// cast that wraps past a long long.
+std::string format_count(double value);
+
 /**
  * Rounds to `digits` significant digits, exactly: the double nearest to the decimal the value
  * rounds to (printf's correctly rounded %e, then strtod; glibc and musl, so native and wasm,

@@ -68,7 +68,9 @@ std::string gb(double bytes) { return format_fixed(bytes / units::kBytesPerGB, 3
 
 long long round_bytes(double bytes) {
   // nccl-tests counts elements; keep sizes whole multiples of 16 bytes (bf16/fp32, 8 ranks).
-  const long long b = static_cast<long long>(bytes);
+  // Saturated below 2^62: a size past a long long would wrap in the cast.
+  constexpr double kLargest = 4611686018427387904.0;  // 2^62
+  const long long b = static_cast<long long>(std::clamp(bytes, 0.0, kLargest));
   return std::max(16LL, b - b % 16);
 }
 
@@ -193,8 +195,8 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     const double bytes = messages.cp_kv_bytes;
     Benchmark b = over(g, 1LL * p.tp * p.cp, f);
     b.title = "CP: ring exchange of K and V chunks (cp-1 steps forward, 2(cp-1) backward)";
-    b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x (K+V) 2 x kv width " +
-                   num(static_cast<long long>(kv_width)) + "/tp " + num(p.tp) + " x 2 bytes";
+    b.derivation = "tokens " + format_count(tokens) + " x (K+V) 2 x kv width " +
+                   format_count(kv_width) + "/tp " + num(p.tp) + " x 2 bytes";
     b.collective = Collective::kSendRecv;
     b.datatype = "bfloat16";
     b.bytes = bytes;
@@ -209,7 +211,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
     Benchmark b = over(g, 1LL * p.tp * p.ep, f);
     b.title =
         "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
-    b.derivation = "tokens " + num(static_cast<long long>(tokens)) + " x top_k " +
+    b.derivation = "tokens " + format_count(tokens) + " x top_k " +
                    num(model.moe->top_k) + " x hidden " + num(model.hidden) + "/tp " + num(p.tp) +
                    " x 2 bytes";
     b.collective = Collective::kAllToAll;
@@ -250,14 +252,14 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
         stage_params_per_gpu(scenario, p, plan.split, plan.memory.peak_stage);
     const GroupPlacement g = place_dp_cp_group(p, gpn);
     const long long span = 1LL * p.tp * p.cp * p.dp;  // one pipeline stage
-    const std::string grads = num(static_cast<long long>(params.dense)) +
+    const std::string grads = format_count(params.dense) +
                               " dense parameters per GPU (stage " + num(plan.memory.peak_stage) +
                               ")";
     // Gradients move in the dtype pplan prices (training.grad_reduce_in_fp32, memory.h).
     const double grad_bytes = model_state_bytes(scenario).gradients;
     const std::string grad_name = grad_bytes == 4.0 ? "fp32" : "bf16";
     const std::string grad_type = grad_bytes == 4.0 ? "float" : "bfloat16";
-    const std::string grad_times = " x " + num(static_cast<long long>(grad_bytes)) + " bytes";
+    const std::string grad_times = " x " + format_count(grad_bytes) + " bytes";
     if (p.zero == 0) {
       Benchmark b = over(g, span, f);
       b.title = "DP: gradient all-reduce over dp x cp, once per step (" + grad_name +
@@ -280,11 +282,11 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
       const double layer_params = (params.dense - params.embedding_and_head) / stage_layers;
       const double moved = per_layer ? layer_params : params.dense;
       const std::string what =
-          per_layer ? "(" + num(static_cast<long long>(params.dense)) + " dense - " +
-                          num(static_cast<long long>(params.embedding_and_head)) +
+          per_layer ? "(" + format_count(params.dense) + " dense - " +
+                          format_count(params.embedding_and_head) +
                           " embedding/head parameters) / " + num(stage_layers) +
                           " layers of stage " + num(plan.memory.peak_stage) + " = one layer's " +
-                          num(static_cast<long long>(layer_params))
+                          format_count(layer_params)
                     : grads;
       Benchmark rs = over(g, span, f);
       rs.title = "DP (ZeRO-" + num(p.zero) +
@@ -321,7 +323,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
                 std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
                 " of the experts over expert-dp = dp*cp/ep";
       b.derivation =
-          num(static_cast<long long>(params.expert)) + " expert parameters per GPU" + grad_times;
+          format_count(params.expert) + " expert parameters per GPU" + grad_times;
       b.collective = p.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;
       b.datatype = grad_type;
       b.bytes = params.expert * grad_bytes;
