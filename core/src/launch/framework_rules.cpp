@@ -804,13 +804,11 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   return false;
 }
 
-/// `priced`: the split evaluate() prices for `p`, when the caller has it (the search).
+/// `split`: the split evaluate() prices for `p` (detail::priced_split).
 void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p,
-           ProblemSink& sink, const StageSplit* priced = nullptr) {
+           const StageSplit& split, ProblemSink& sink) {
   const LaunchFacts f = detail::launch_facts(s, p);
   if (grid_rules(s, f, sink)) return;
-  const StageSplit computed = priced ? StageSplit{} : detail::priced_split(s, p);
-  const StageSplit& split = priced ? *priced : computed;
   const bool titan =
       framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
   if (megatron_rules(s, f, split, titan, sink)) return;
@@ -840,14 +838,14 @@ std::vector<LaunchProblem> framework_problems(LaunchFramework framework, const S
                                               const ParallelConfig& parallel) {
   std::vector<LaunchProblem> out;
   ProblemSink sink(&out);
-  check(framework, scenario, parallel, sink);
+  check(framework, scenario, parallel, detail::priced_split(scenario, parallel), sink);
   return out;
 }
 
 const char* first_framework_problem(LaunchFramework framework, const Scenario& scenario,
                                     const ParallelConfig& parallel) {
   ProblemSink sink(nullptr);
-  check(framework, scenario, parallel, sink);
+  check(framework, scenario, parallel, detail::priced_split(scenario, parallel), sink);
   return sink.first();
 }
 
@@ -882,15 +880,13 @@ bool plan_independent_problem(std::string_view code) {
 }
 
 const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel) {
-  ProblemSink sink(nullptr, /*plan_only=*/true);
-  check(launch_framework_of(scenario.training.framework), scenario, parallel, sink);
-  return sink.first();
+  return first_framework_problem(scenario, parallel, detail::priced_split(scenario, parallel));
 }
 
 const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel,
                                     const StageSplit& priced_split) {
   ProblemSink sink(nullptr, /*plan_only=*/true);
-  check(launch_framework_of(scenario.training.framework), scenario, parallel, sink, &priced_split);
+  check(launch_framework_of(scenario.training.framework), scenario, parallel, priced_split, sink);
   return sink.first();
 }
 

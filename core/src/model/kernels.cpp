@@ -87,20 +87,6 @@ std::size_t GemmMemo::ShapeHash::operator()(const Shape& s) const {
 }
 
 static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
-                                double batch);
-
-double gemm_s(double m, double n, double k, const Device& device, Precision precision,
-              double batch) {
-  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0.0;
-  if (!device.gemm_memo) return gemm_unmemoised_s(m, n, k, device, precision, batch);
-  const GemmMemo::Shape shape{m, n, k, batch, precision};
-  if (const double* seconds = device.gemm_memo->find(shape)) return *seconds;
-  const double seconds = gemm_unmemoised_s(m, n, k, device, precision, batch);
-  device.gemm_memo->store(shape, seconds);
-  return seconds;
-}
-
-static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
                                 double batch) {
   const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
   const double rate = peak_flops_per_s(device.gpu, precision) * device.mamf_fraction(precision) *
@@ -114,6 +100,17 @@ static double gemm_unmemoised_s(double m, double n, double k, const Device& devi
   const double operand_bytes = fp8 ? 1.0 : 2.0;
   const double bytes = batch * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
   return compute_s + bytes / device.gpu.hbm_bytes_per_s;
+}
+
+double gemm_s(double m, double n, double k, const Device& device, Precision precision,
+              double batch) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0.0;
+  if (!device.gemm_memo) return gemm_unmemoised_s(m, n, k, device, precision, batch);
+  const GemmMemo::Shape shape{m, n, k, batch, precision};
+  if (const double* seconds = device.gemm_memo->find(shape)) return *seconds;
+  const double seconds = gemm_unmemoised_s(m, n, k, device, precision, batch);
+  device.gemm_memo->store(shape, seconds);
+  return seconds;
 }
 
 static double flash_rate(double keys, double qk_dim, const Device& device) {

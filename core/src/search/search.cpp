@@ -391,6 +391,7 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
       params_by_ep.push_back(candidate_stage_params(scenario, with_ep, split));
     }
     std::vector<LayerActivationParts> activations(sps.size() * recomputes.size());
+    std::vector<CandidateActivations> stage_activations(activations.size());
     const long long inner_per_vpp =
         static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
     // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
@@ -419,7 +420,6 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
         }
         // Activation bytes per candidate stage, per (sp, recompute): the candidate stages and
         // their layers come from the split alone, so one computation serves every ep and ZeRO.
-        std::vector<CandidateActivations> stage_activations(sps.size() * recomputes.size());
         for (std::size_t si = 0; si < sps.size() && !params_by_ep.empty(); ++si) {
           for (std::size_t r = 0; r < recomputes.size(); ++r) {
             ParallelConfig shape = base;
