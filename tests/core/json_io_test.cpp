@@ -131,6 +131,9 @@ TEST(JsonIo, BadEnumIsAnErrorNotTheFirstValue) {
   s = valid();
   s["model"]["activation"] = "GELU";  // case matters: no silent normalisation
   expect_failure(s, "schema.bad_enum", "/model/activation");
+  s = valid();
+  s["training"]["optimizer_state_dtype"] = "fp16";  // bf16 or fp32 only
+  expect_failure(s, "schema.bad_enum", "/training/optimizer_state_dtype");
 }
 
 TEST(JsonIo, WrongTypeIsAnErrorWithItsPath) {

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "../support/launch_requests.h"
+#include "../support/scenario_files.h"
 #include "pplan/launch/framework_rules.h"
+#include "pplan/search/search.h"
 #include "pplan/specs.h"
 
 namespace {
@@ -981,6 +983,76 @@ TEST(TopologyLaunch, NcclTestsMeasureAnEpAllToAllInsideTheDomainOnNvlink) {
   const std::string ep_dgx = dgx.substr(ep_at, dgx.find("\n\n", ep_at) - ep_at);
   EXPECT_TRUE(contains(ep_dgx, "priced on the network (8 nodes, 8 rank(s) per node)")) << ep_dgx;
   EXPECT_TRUE(contains(ep_dgx, "srun -N 8 -n 64 --ntasks-per-node=8 "));
+}
+
+// ---------------------------------------------------------------------------------------
+// bf16 optimizer state (training.optimizer_state_dtype), 6 bytes per parameter (memory.h).
+
+TEST(OptimizerStateLaunch, EveryFrameworkRunsBf16AdamStateAsPriced) {
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1));
+  s["training"]["optimizer_state_dtype"] = "bf16";
+  // Megatron-LM d98e8a64: --exp-avg-dtype and --exp-avg-sq-dtype need
+  // --use-precision-aware-optimizer (optimizer_config.py), which needs the distributed optimizer.
+  const std::string megatron = text_of(s, "megatron");
+  EXPECT_TRUE(contains(megatron, "--use-precision-aware-optimizer")) << megatron;
+  EXPECT_TRUE(contains(megatron, "--exp-avg-dtype bf16"));
+  EXPECT_TRUE(contains(megatron, "--exp-avg-sq-dtype bf16"));
+  EXPECT_TRUE(contains(megatron, "--use-distributed-optimizer"));
+  const std::string nemo = text_of(s, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.optim.config.use_precision_aware_optimizer = True")) << nemo;
+  EXPECT_TRUE(contains(nemo, "recipe.optim.config.exp_avg_dtype = torch.bfloat16"));
+  EXPECT_TRUE(contains(nemo, "recipe.optim.config.exp_avg_sq_dtype = torch.bfloat16"));
+  json zero0 = s;
+  zero0["parallel"]["zero"] = 0;
+  EXPECT_TRUE(refused_with(zero0, "megatron", "megatron.optimizer_state_needs_zero"));
+  EXPECT_TRUE(refused_with(zero0, "nemo", "megatron.optimizer_state_needs_zero"));
+  // fp32 state: none of it.
+  json fp32 = s;
+  fp32["training"]["optimizer_state_dtype"] = "fp32";
+  EXPECT_FALSE(contains(text_of(fp32, "megatron"), "--use-precision-aware-optimizer"));
+  EXPECT_TRUE(contains(text_of(fp32, "nemo"), "recipe.optim.config.exp_avg_dtype = torch.float32"));
+
+  // DeepSpeed edaa7221 docs/_pages/config-json.md: bf16 master weights, gradients and optimizer
+  // states, ZeRO 1-3 only; the gradients are then bf16.
+  json ds = priced_for(s, "deepspeed");
+  const json config = ds_config(text_of(ds, "deepspeed"));
+  EXPECT_EQ(config["bf16"]["bf16_master_weights_and_grads"], true) << config.dump();
+  EXPECT_EQ(config["bf16"]["bf16_optimizer_states"], true);
+  json ds_zero0 = ds;
+  ds_zero0["parallel"]["zero"] = 0;
+  EXPECT_TRUE(refused_with(ds_zero0, "deepspeed", "deepspeed.optimizer_state_needs_zero"));
+  json ds_fp32_grads = ds;
+  ds_fp32_grads["training"]["grad_reduce_in_fp32"] = true;
+  EXPECT_TRUE(refused_with(ds_fp32_grads, "deepspeed", "deepspeed.optimizer_state_fp32_grads"));
+
+  // torchtitan b5bcd76c optimizer.implementation "fused_opt_states_bf16"; the TOML job config
+  // at 238fa995 has no such choice.
+  json titan = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(1, 1, 16, 3), "torchtitan");
+  titan["training"]["optimizer_state_dtype"] = "bf16";
+  EXPECT_TRUE(contains(text_of(titan, "torchtitan"),
+                       "config.optimizer.implementation = \"fused_opt_states_bf16\""));
+  EXPECT_TRUE(refused_with(titan, "torchtitan-toml", "torchtitan.optimizer_state_dtype"));
+}
+
+TEST(OptimizerStateLaunch, TheSearchKeepsBf16StateOnTheDistributedOptimizer) {
+  // megatron.optimizer_state_needs_zero depends on the plan: the search avoids ZeRO-0, which
+  // its 50 best plans with fp32 state include.
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", json::object());
+  s.erase("parallel");
+  const auto zero_stages = [](const json& scenario) {
+    pplan::SearchOptions options;
+    options.top = 50;
+    options.time_budget_s = 1e9;
+    std::set<int> stages;
+    for (const pplan::Estimate& plan : pplan::search(pplan::testing::scenario_from(scenario.dump()), options).plans)
+      stages.insert(plan.parallel.zero);
+    return stages;
+  };
+  EXPECT_EQ(zero_stages(s).count(0), 1u);
+  s["training"]["optimizer_state_dtype"] = "bf16";
+  const std::set<int> bf16 = zero_stages(s);
+  EXPECT_FALSE(bf16.empty());
+  EXPECT_EQ(bf16.count(0), 0u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pplan/model/compute.h"
 #include "pplan/model/estimate.h"
 #include "../support/scenario_files.h"
 
@@ -181,6 +182,30 @@ TEST(ZeroStages, EachStageShardsOneMoreStateOverDataParallel) {
   StageMemory m3 = stage_memory(s, p, split, 1);
   // Sharded weights plus two gathered layers in flight.
   EXPECT_DOUBLE_EQ(m3.weights_bytes, 2.0 * params / n + 2.0 * 2.0 * params / 12.0);
+}
+
+TEST(ZeroStages, Bf16OptimizerStateIsSixBytesPerParameterEightInTorchtitan) {
+  // bf16 moments (2 + 2) and a 2-byte master: Megatron's 16-bit remainders of fp32, NeMo's
+  // distributed_fused_adam with dtype bf16, DeepSpeed's bf16 master; torchtitan keeps FSDP2's
+  // fp32 parameters as the master (4 + 2 + 2). Sharded over DP = 16 with ZeRO-1.
+  Scenario s = load_scenario("examples/gpt3-175b-1024-a100.json");
+  ParallelConfig p = resolve_defaults(s);
+  p.zero = 1;
+  const StageSplit split = split_layers(96, 8);
+  const double params = stage_params_per_gpu(s, p, split, 1).total();
+  s.training.optimizer_state_dtype = OptimizerStateDtype::kBf16;
+  EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 6.0 * params / 16);
+  s.training.framework = Framework::kTorchtitan;
+  EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 8.0 * params / 16);
+}
+
+TEST(OptimizerStep, StreamsThirtyBytesPerParameterOrEighteenWithBf16State) {
+  // fp32 gradient read (4), state read and written (2 x 12 or 2 x 6), bf16 weight written (2).
+  const Scenario s = load_scenario("examples/gpt3-175b-1024-a100.json");
+  const Device device = device_of(s);
+  const double per_byte_s = 1.0 / (device.gpu.hbm_bytes_per_s * device.calibration.hbm_efficiency);
+  EXPECT_DOUBLE_EQ(optimizer_step_s(1e9, 12.0, device), 30e9 * per_byte_s);
+  EXPECT_DOUBLE_EQ(optimizer_step_s(1e9, 6.0, device), 18e9 * per_byte_s);
 }
 
 TEST(PipelineMemory, FirstStageHoldsPMicroBatchesAndInterleavingAddsItsFactor) {

@@ -15,6 +15,7 @@ Sources, all at b5bcd76c:
   torchtitan/distributed/parallel_dims.py   world size and EP region
   torchtitan/distributed/pipeline_parallel.py   stages and the split of layers into stages
   torchtitan/distributed/fsdp.py        reshard_after_forward policy
+  torchtitan/components/optimizer/optimizer.py   OptimizersContainer.Config (implementation)
 install() puts the modules under their torchtitan names into sys.modules.
 """
 
@@ -219,6 +220,25 @@ def deepseek_v3_model_registry(flavor, attn_backend="flex", moe_comm_backend="st
     return spec
 
 
+# ---- torchtitan/components/optimizer/optimizer.py OptimizersContainer.Config ---------------
+
+OPTIMIZER_IMPLEMENTATIONS = ("for-loop", "foreach", "fused", "fused_opt_states_bf16")
+
+
+class OptimizersContainer:
+    @dataclass(kw_only=True, slots=True)
+    class Config:
+        name: str = "AdamW"
+        implementation: str = "fused"
+
+        def __post_init__(self):
+            # Literal[...] field; bf16 states only for Adam/AdamW (docs/bf16_optimizer_states.md).
+            if self.implementation not in OPTIMIZER_IMPLEMENTATIONS:
+                raise TorchtitanError(f"unknown optimizer implementation {self.implementation!r}")
+            if self.implementation == "fused_opt_states_bf16" and self.name not in ("Adam", "AdamW"):
+                raise TorchtitanError("fused_opt_states_bf16 supports only Adam and AdamW")
+
+
 # ---- torchtitan/trainer.py Trainer.Config -------------------------------------------------
 
 class Trainer:
@@ -231,8 +251,8 @@ class Trainer:
         parallelism: ParallelismConfig = field(default_factory=ParallelismConfig)
         activation_checkpoint: object = field(default_factory=SelectiveAC.Config)
         compile: CompileConfig = field(default_factory=CompileConfig)
-        # Components pplan does not change (optimizer, data, checkpoint, ...): opaque here.
-        optimizer: object = None
+        optimizer: OptimizersContainer.Config = field(default_factory=OptimizersContainer.Config)
+        # Components pplan does not change (data, checkpoint, ...): opaque here.
         lr_scheduler: object = None
         dataloader: object = None
         checkpoint: object = None
@@ -341,7 +361,7 @@ def validate(config, world_size):
     if p.num_pp_microbatches <= 0:
         raise TorchtitanError("parallelism.num_pp_microbatches must be greater than 0.")
     # The configs' own __post_init__ checks, re-run on the values the function left.
-    for part in (t, p, config.compile):
+    for part in (t, p, config.compile, config.optimizer):
         type(part).__post_init__(part)
     if p.fsdp_reshard_after_forward not in ("default", "always", "never"):
         raise TorchtitanError(f"Invalid reshard_after_forward_policy: {p.fsdp_reshard_after_forward}")

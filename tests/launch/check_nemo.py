@@ -42,7 +42,7 @@ def preset(model_id):
 
 
 def scenario(model, gpu, gpus, seq, batch, precision, tp, pp, dp, zero, recompute="full", cp=1, ep=1, vpp=1,
-             overlap=False, first=None, last=None, budget=None):
+             overlap=False, first=None, last=None, budget=None, optimizer_state_dtype=None):
     parallel = {"tp": tp, "pp": pp, "dp": dp, "cp": cp, "ep": ep, "vpp": vpp, "micro_batch": 1,
                 "sequence_parallel": tp > 1, "recompute": recompute, "zero": zero}
     if first:
@@ -51,6 +51,8 @@ def scenario(model, gpu, gpus, seq, batch, precision, tp, pp, dp, zero, recomput
                 "overlap_param_gather": overlap}
     if budget:
         training["token_budget"] = budget
+    if optimizer_state_dtype:
+        training["optimizer_state_dtype"] = optimizer_state_dtype
     return {"schema_version": 1, "model": model, "cluster": {"gpu": gpu, "gpus": gpus, "gpus_per_node": 8},
             "training": training, "parallel": parallel}
 
@@ -71,6 +73,8 @@ CASES = [
     ("custom GPT", scenario(CUSTOM_GPT, "a100-80gb", 256, 2048, 1024, "bf16", 8, 4, 8, 0, overlap=True)),
     ("llama3-405b pp16", scenario("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", 8, 16, 2, 1, vpp=2)),
     ("llama3-8b fp8 on b200", scenario("llama3-8b", "b200", 16, 8192, 64, "fp8", 2, 2, 4, 1, budget=1e9)),
+    ("llama3-70b bf16 adam state", scenario("llama3-70b", "h100-sxm", 64, 8192, 128, "bf16", 8, 2, 4, 1,
+                                            optimizer_state_dtype="bf16")),
     ("llama3-8b uneven", scenario("llama3-8b", "h100-sxm", 32, 8192, 64, "bf16", 8, 4, 1, 2, first=6, last=6,
                                   recompute="none")),
 ]
@@ -168,6 +172,8 @@ def check(name, s):
     grad_overlap = t["overlap_grad_reduce"] and dp * cp > 1
     param_overlap = t["overlap_param_gather"] and zero >= 1 and dp * cp > 1
     tp_overlap = t["tp_comm_overlap"] and p["sequence_parallel"] and tp > 1
+    bf16_state = t.get("optimizer_state_dtype") == "bf16"
+    moments = torch.bfloat16 if bf16_state else torch.float32
     e = {  # expected values of every key the plan decides
         "model.config.seq_length": t["seq_len"],
         "model.config.vocab_size": math.ceil(model["vocab"] / multiple) * multiple,
@@ -186,9 +192,11 @@ def check(name, s):
         "trainer.strategy.ddp.overlap_param_gather": param_overlap,
         "trainer.strategy.ddp.grad_reduce_in_fp32": t["grad_reduce_in_fp32"],
         "optim.config.use_distributed_optimizer": zero >= 1,
-        "optim.config.use_precision_aware_optimizer": False,
+        # Megatron-Core's precision-aware optimizer for bf16 Adam state; fp32 main params (kept as
+        # 16-bit remainders beside the bf16 weights, optimizer_config.py) either way.
+        "optim.config.use_precision_aware_optimizer": bf16_state,
         "optim.config.main_params_dtype": torch.float32, "optim.config.main_grads_dtype": torch.float32,
-        "optim.config.exp_avg_dtype": torch.float32, "optim.config.exp_avg_sq_dtype": torch.float32,
+        "optim.config.exp_avg_dtype": moments, "optim.config.exp_avg_sq_dtype": moments,
     }
     first, last, emb, loss = expected_split(s, model)
     e["trainer.strategy.num_layers_in_first_pipeline_stage"] = first

@@ -39,7 +39,7 @@ def preset(model_id):
 
 
 def scenario(model, gpus, seq, batch, precision, tp, pp, dp, zero, recompute="full", cp=1, ep=1, vpp=1,
-             sp=True, first=None, last=None):
+             sp=True, first=None, last=None, optimizer_state_dtype=None):
     parallel = {"tp": tp, "pp": pp, "dp": dp, "cp": cp, "ep": ep, "vpp": vpp, "micro_batch": 1,
                 "sequence_parallel": sp and tp > 1, "recompute": recompute, "zero": zero}
     if first:
@@ -49,7 +49,8 @@ def scenario(model, gpus, seq, batch, precision, tp, pp, dp, zero, recompute="fu
             "cluster": {"gpu": "h100-sxm", "gpus": gpus, "gpus_per_node": 8},
             "training": dict({"seq_len": seq, "global_batch": batch, "precision": precision,
                               "framework": "torchtitan"},  # priced as torchtitan runs it
-                             **({"fp8_recipe": "current"} if precision == "fp8" else {})),
+                             **({"fp8_recipe": "current"} if precision == "fp8" else {}),
+                             **({"optimizer_state_dtype": optimizer_state_dtype} if optimizer_state_dtype else {})),
             "parallel": parallel}
 
 
@@ -85,6 +86,9 @@ CASES = [
      {"torchtitan": "torchtitan.tp_kv_heads", "torchtitan-toml": "torchtitan.tp_kv_heads"}),
     ("llama3-8b selective", scenario("llama3-8b", 8, 8192, 64, "bf16", 1, 1, 8, 3, recompute="selective"),
      {"torchtitan": "torchtitan.selective_recompute", "torchtitan-toml": "torchtitan.selective_recompute"}),
+    # bf16 Adam state: b5bcd76c optimizer.implementation "fused_opt_states_bf16"; 238fa995 has none.
+    ("llama3-8b fsdp bf16 state", scenario("llama3-8b", 8, 8192, 64, "bf16", 1, 1, 8, 3, optimizer_state_dtype="bf16"),
+     {"torchtitan": "ok", "torchtitan-toml": "torchtitan.optimizer_state_dtype"}),
     ("llama3-8b zero1", scenario("llama3-8b", 8, 8192, 64, "bf16", 1, 1, 8, 1),
      {"torchtitan": "torchtitan.no_zero1", "torchtitan-toml": "torchtitan.no_zero1"}),
     ("gpt3-175b (no torchtitan config)", scenario("gpt3-175b", 64, 2048, 64, "bf16", 8, 1, 8, 3),
@@ -182,6 +186,8 @@ def check_current(name, s, text):
         "compile.enable_async_tensor_parallel": False,
         "activation_checkpoint": stub_torchtitan.FullAC.Config() if p["recompute"] == "full" else None,
     }
+    if s["training"].get("optimizer_state_dtype") == "bf16":
+        expected["optimizer.implementation"] = "fused_opt_states_bf16"
     if model.get("moe"):
         expected["parallelism.expert_parallel_degree"] = ep
     if pp > 1:

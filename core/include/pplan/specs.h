@@ -21,6 +21,9 @@ enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// amax history (delayed), from the tensor itself (current / tensorwise), or per block
 /// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell).
 enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
+/// The dtype of Adam's state: fp32 master weights and moments (12 bytes per parameter), or
+/// bf16 moments with the master weights in 2 bytes beside the bf16 weights (6 bytes; memory.h).
+enum class OptimizerStateDtype { kFp32, kBf16 };
 
 /// Mixture-of-experts block of a model.
 struct MoeSpec {
@@ -136,6 +139,7 @@ struct TrainingSpec {
   /// Kernels replayed from CUDA graphs: the host no longer launches each one.
   bool cuda_graphs = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  OptimizerStateDtype optimizer_state_dtype = OptimizerStateDtype::kFp32;
   Framework framework = Framework::kMegatronCore;
   /// Share of HBM kept free for allocator fragmentation and spikes: the search accepts plans up
   /// to (1 − memory_headroom) of the GPU's memory, and a pinned plan above it is flagged.

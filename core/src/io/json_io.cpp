@@ -405,9 +405,10 @@ const std::vector<std::string_view> kActivations = {"gelu", "swiglu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
-// In the order of the Framework and Fp8Recipe enums (specs.h).
+// In the order of the Framework, Fp8Recipe and OptimizerStateDtype enums (specs.h).
 const std::vector<std::string_view> kFrameworks = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
 const std::vector<std::string_view> kFp8Recipes = {"delayed", "current", "blockwise", "mxfp8"};
+const std::vector<std::string_view> kOptimizerStateDtypes = {"fp32", "bf16"};
 
 void check_schema_version(ObjectReader& reader, bool required) {
   std::optional<int> v = required ? std::optional<int>(reader.integer("schema_version", 0, 1000000))
@@ -819,6 +820,9 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.grad_reduce_in_fp32 = r.optional_boolean("grad_reduce_in_fp32").value_or(t.grad_reduce_in_fp32);
     t.cuda_graphs = r.optional_boolean("cuda_graphs").value_or(t.cuda_graphs);
     if (auto recipe = r.optional_choice("fp8_recipe", kFp8Recipes)) t.fp8_recipe = static_cast<Fp8Recipe>(*recipe);
+    if (auto dtype = r.optional_choice("optimizer_state_dtype", kOptimizerStateDtypes)) {
+      t.optimizer_state_dtype = static_cast<OptimizerStateDtype>(*dtype);
+    }
     t.memory_headroom = r.optional_number("memory_headroom", 0, 0.9).value_or(t.memory_headroom);
     s.training.token_budget = r.optional_zero_or_number("token_budget", 1, 1e18).value_or(0);
     r.finish();
@@ -969,6 +973,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"tp_comm_overlap", t.tp_comm_overlap},
                    {"grad_reduce_in_fp32", t.grad_reduce_in_fp32},
                    {"cuda_graphs", t.cuda_graphs},
+                   {"optimizer_state_dtype", std::string(kOptimizerStateDtypes[static_cast<int>(t.optimizer_state_dtype)])},
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
   const ClusterSpec& c = scenario.cluster;

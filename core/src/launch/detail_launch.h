@@ -50,6 +50,7 @@ struct LaunchFacts {
   bool grad_overlap = false;       ///< DP gradient reduction overlapped (dp·cp > 1)
   bool param_overlap = false;      ///< DP weight all-gather overlapped (ZeRO >= 1, dp·cp > 1)
   bool grad_fp32 = true;           ///< gradients accumulated and reduced in fp32
+  bool bf16_optimizer_state = false;  ///< training.optimizer_state_dtype "bf16" (memory.h)
   bool cuda_graphs = false;
   bool flash_attention = true;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;

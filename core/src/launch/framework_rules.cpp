@@ -51,6 +51,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.grad_overlap = f.data_parallel && overlaps_grad_reduce(t, p.zero);
   f.param_overlap = f.data_parallel && p.zero >= 1 && overlaps_param_gather(t, p.zero);
   f.grad_fp32 = t.grad_reduce_in_fp32;
+  f.bf16_optimizer_state = t.optimizer_state_dtype == OptimizerStateDtype::kBf16;
   f.cuda_graphs = t.cuda_graphs;
   f.flash_attention = t.flash_attention;
   f.fp8_recipe = t.fp8_recipe;
@@ -441,6 +442,15 @@ bool framework_rule(LaunchFramework launch, const char* code, const Scenario& s,
 /// overlap, CUDA graphs.
 bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
+  // Megatron-LM d98e8a64 megatron/core/optimizer/__init__.py get_megatron_optimizer:
+  // "--use-precision-aware-optimizer only supported with distributed optimizer".
+  if (f.bf16_optimizer_state && p.zero == 0 &&
+      sink.add("megatron.optimizer_state_needs_zero",
+               "bf16 optimizer state (training.optimizer_state_dtype) runs in Megatron's "
+               "precision-aware optimizer, which needs the distributed optimizer: use zero >= 1 "
+               "or training.optimizer_state_dtype \"fp32\"")) {
+    return true;
+  }
   // Megatron-LM d98e8a64 arguments.py validate_args: "Must use --overlap-param-gather with
   // --overlap-grad-reduce".
   if (f.param_overlap && !f.grad_overlap &&
@@ -675,6 +685,15 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                "(current scaling), not the plan's recipe: set training.fp8_recipe \"current\"")) {
     return true;
   }
+  // bf16 moments are b5bcd76c's optimizer.implementation "fused_opt_states_bf16"
+  // (components/optimizer/optimizer.py); the TOML job config at 238fa995 has no such choice.
+  if (toml && f.bf16_optimizer_state &&
+      sink.add("torchtitan.optimizer_state_dtype",
+               "torchtitan's TOML job config has no bf16 optimizer state (fused_opt_states_bf16 "
+               "came with the config registry): use --format torchtitan or "
+               "training.optimizer_state_dtype \"fp32\"")) {
+    return true;
+  }
   // FullAC checkpoints every layer; the layer-frequency option checkpoints every k-th layer, not
   // the first recompute_layers of each stage that pplan prices.
   if (f.recompute_layers > 0 &&
@@ -748,6 +767,22 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   if (f.fp8 && sink.add("deepspeed.no_fp8",
                         "DeepSpeed's config has no FP8 training switch, so the run would be "
                         "bf16: use precision bf16 or --format megatron")) {
+    return true;
+  }
+  // runtime/config.py: bf16_master_weights_and_grads (with bf16_optimizer_states: the 6 bytes
+  // per parameter priced) "is only supported with ZeRO Stage 1, 2, or 3", and keeps the
+  // gradients in bf16 (docs/_pages/config-json.md).
+  if (f.bf16_optimizer_state && p.zero == 0 &&
+      sink.add("deepspeed.optimizer_state_needs_zero",
+               "DeepSpeed keeps bf16 master weights and optimizer state "
+               "(bf16_master_weights_and_grads, bf16_optimizer_states) only with ZeRO 1, 2 or 3: "
+               "use zero >= 1 or training.optimizer_state_dtype \"fp32\"")) {
+    return true;
+  }
+  if (f.bf16_optimizer_state && f.grad_fp32 &&
+      sink.add("deepspeed.optimizer_state_fp32_grads",
+               "DeepSpeed's bf16_master_weights_and_grads keeps the gradients in bf16, while the "
+               "plan is priced with fp32 gradients: set training.grad_reduce_in_fp32 false")) {
     return true;
   }
   // engine.py allreduce_gradients: without ZeRO the gradients are all-reduced after the
@@ -871,6 +906,8 @@ bool plan_independent_problem(std::string_view code) {
       "deepspeed.pipeline_split",
       "torchtitan.reduce_dtype",                  // a training switch
       "torchtitan.fp8_recipe",                    // a training switch
+      "torchtitan.optimizer_state_dtype",         // a training switch
+      "deepspeed.optimizer_state_fp32_grads",     // the training switches
       "torchtitan.no_cuda_graphs",                // a training switch
       "deepspeed.moe_not_generated",              // pplan's generator
       "deepspeed.no_fp8",                         // the precision

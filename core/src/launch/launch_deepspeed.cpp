@@ -45,7 +45,14 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   out << "  \"gradient_accumulation_steps\": " << f.microbatches << ",\n";
   out << "  \"gradient_clipping\": 1.0,\n";
   out << "  \"steps_per_print\": 10,\n";
-  out << "  \"bf16\": { \"enabled\": true },\n";
+  if (f.bf16_optimizer_state) {
+    // bf16 master weights, gradients and Adam state on the GPU: 6 bytes per parameter, as priced
+    // (docs/_pages/config-json.md; the rules require ZeRO >= 1 and bf16 gradients).
+    out << "  \"bf16\": { \"enabled\": true, \"bf16_master_weights_and_grads\": true, "
+           "\"bf16_optimizer_states\": true },\n";
+  } else {
+    out << "  \"bf16\": { \"enabled\": true },\n";
+  }
   out << "  \"communication_data_type\": \"" << grad_dtype << "\",\n";
   if (p.zero >= 1) out << "  \"data_types\": { \"grad_accum_dtype\": \"" << grad_dtype << "\" },\n";
   out << "  \"zero_optimization\": {\n";

@@ -237,6 +237,13 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   } else {
     t.flags.push_back({"--grad-reduce-in-bf16", "", "bf16 gradients, as NVIDIA's recipes"});
   }
+  if (f.bf16_optimizer_state) {
+    // Megatron-LM d98e8a64 optimizer_config.py: bf16 moments; the fp32 main params keep only
+    // the 16 bits the bf16 weights lack (store_param_remainders, on by default): 6 bytes.
+    t.flags.push_back({"--use-precision-aware-optimizer", "", "bf16 Adam state, as priced"});
+    t.flags.push_back({"--exp-avg-dtype", "bf16", ""});
+    t.flags.push_back({"--exp-avg-sq-dtype", "bf16", ""});
+  }
   if (f.fp8) {
     // Megatron-LM d98e8a64 megatron/core/fp8_utils.py: delayed -> DelayedScaling, tensorwise ->
     // Float8CurrentScaling (pplan's "current"), blockwise -> Float8BlockScaling, mxfp8 ->

@@ -195,13 +195,16 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("trainer.strategy.use_te_rng_tracker", "True", "required by CUDA graphs");
   }
 
-  // Optimizer: fp32 master weights, gradients and moments (what pplan's 12 bytes/param count).
+  // Optimizer: fp32 master weights, gradients and moments (what pplan's 12 bytes/param count),
+  // or bf16 moments in Megatron-Core's precision-aware optimizer, whose fp32 main params keep
+  // only the 16 bits the bf16 weights lack (store_param_remainders: 6 bytes, memory.h).
+  const char* moments = f.bf16_optimizer_state ? "torch.bfloat16" : "torch.float32";
   set("optim.config.use_distributed_optimizer", py_bool(p.zero >= 1));
-  set("optim.config.use_precision_aware_optimizer", "False");
+  set("optim.config.use_precision_aware_optimizer", py_bool(f.bf16_optimizer_state));
   set("optim.config.main_params_dtype", "torch.float32");
   set("optim.config.main_grads_dtype", "torch.float32");
-  set("optim.config.exp_avg_dtype", "torch.float32");
-  set("optim.config.exp_avg_sq_dtype", "torch.float32");
+  set("optim.config.exp_avg_dtype", moments);
+  set("optim.config.exp_avg_sq_dtype", moments);
   if (set_callbacks) {
     // TP overlap needs the callback that initialises Transformer Engine's userbuffers (NeMo
     // 8cfedd72 nemo/lightning/pytorch/callbacks/megatron_comm_overlap.py); its own DP overlap

@@ -146,6 +146,10 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
     out << "    t.disable_cuda_graphs = True  # pplan prices the host launching every kernel "
            "(training.cuda_graphs false)\n";
   }
+  if (f.bf16_optimizer_state) {
+    out << "    config.optimizer.implementation = \"fused_opt_states_bf16\"  # bf16 moments beside "
+           "fp32 params, as priced\n";
+  }
   if (p.recompute == Recompute::kFull)
     out << "    config.activation_checkpoint = FullAC.Config()\n";
   else

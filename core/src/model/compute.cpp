@@ -262,9 +262,10 @@ double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel)
   return head.forward_s + head.backward_s + stream_s(loss_bytes, device);
 }
 
-double optimizer_step_s(double optimizer_params_per_gpu, const Device& device) {
-  constexpr double kAdamBytesPerParam = 30.0;
-  return stream_s(optimizer_params_per_gpu * kAdamBytesPerParam, device);
+double optimizer_step_s(double optimizer_params_per_gpu, double state_bytes_per_param, const Device& device) {
+  // Read the fp32 gradient (4), read and write the state, write the bf16 weight (2).
+  const double bytes_per_param = 4.0 + 2.0 * state_bytes_per_param + 2.0;
+  return stream_s(optimizer_params_per_gpu * bytes_per_param, device);
 }
 
 }  // namespace pplan

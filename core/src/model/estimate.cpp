@@ -474,7 +474,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)
                                         : params.total();
-  t.optimizer_s = optimizer_step_s(opt_params, device);
+  t.optimizer_s = optimizer_step_s(opt_params, model_state_bytes(scenario).optimizer, device);
   e.step_time_s = t.total_s();
 
   e.feasible = e.rejection_code == nullptr;

@@ -105,6 +105,10 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
 ModelStateBytes model_state_bytes(const Scenario& scenario) {
   ModelStateBytes b;
   b.gradients = scenario.training.grad_reduce_in_fp32 ? 4.0 : 2.0;
+  if (scenario.training.optimizer_state_dtype == OptimizerStateDtype::kBf16) {
+    b.optimizer = scenario.training.framework == Framework::kTorchtitan ? kTorchtitanBf16OptimizerBytesPerParam
+                                                                         : kBf16OptimizerBytesPerParam;
+  }
   const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
   if (fp8) b.fp8_weight_copies = 2.0;
   return b;

@@ -44,7 +44,8 @@ LaunchFramework launch_framework_of(Framework framework);
  * switches as Megatron-Core runs them). Every framework first checks that the scenario is
  * priced for it (training.framework: the kernels per layer and the DP communication differ;
  * Megatron-LM and NeMo run either Megatron framework), then that it can run each resolved switch
- * (overlap, gradient dtype, TP overlap, CUDA graphs, FP8 recipe, partial recompute) as priced.
+ * (overlap, gradient dtype, optimizer state dtype, TP overlap, CUDA graphs, FP8 recipe, partial
+ * recompute) as priced.
  * NeMo has no rules of its own: every model runs from a recipe whose architecture, MoE block and
  * plan pplan overrides in full. Empty = the generated configuration runs the priced plan.
  * Each rule cites the framework file and commit it comes from (framework_rules.cpp).
@@ -55,6 +56,7 @@ LaunchFramework launch_framework_of(Framework framework);
  * megatron.vpp_needs_pp, megatron.vpp_not_divisible, megatron.vpp_microbatches,
  * megatron.cp_seq_not_divisible, megatron.fp8_unsupported, megatron.fp8_recipe_hardware,
  * megatron.rope_theta_not_integer, megatron.priced_for_another_framework,
+ * megatron.optimizer_state_needs_zero,
  * megatron.param_gather_needs_grad_reduce, megatron.cuda_graphs_full_recompute,
  * megatron.cuda_graphs_dropout_recompute, megatron.cuda_graphs_moe, megatron.cuda_graphs_fsdp;
  * torchtitan.priced_for_another_framework, torchtitan.no_model, torchtitan.tp_kv_heads,
@@ -62,10 +64,12 @@ LaunchFramework launch_framework_of(Framework framework);
  * torchtitan.selective_recompute, torchtitan.no_zero1, torchtitan.zero0_sharded,
  * torchtitan.cp_allgather, torchtitan.tokens_not_divisible, torchtitan.split_differs,
  * torchtitan.reduce_dtype, torchtitan.overlap_always, torchtitan.no_cuda_graphs,
- * torchtitan.cuda_graphs_pipeline, torchtitan.fp8_recipe, torchtitan.partial_recompute;
+ * torchtitan.cuda_graphs_pipeline, torchtitan.fp8_recipe, torchtitan.optimizer_state_dtype,
+ * torchtitan.partial_recompute;
  * deepspeed.priced_for_another_framework, deepspeed.zero_with_pipeline, deepspeed.zero0_pipeline,
  * deepspeed.pipeline_no_overlap, deepspeed.pipeline_split, deepspeed.no_interleaving,
  * deepspeed.no_ring_cp, deepspeed.moe_not_generated, deepspeed.no_fp8, deepspeed.zero0_no_overlap,
+ * deepspeed.optimizer_state_needs_zero, deepspeed.optimizer_state_fp32_grads,
  * deepspeed.no_param_gather_overlap, deepspeed.zero0_fp32_grads,
  * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs.
  */

@@ -59,8 +59,9 @@ LayerTimes with_recompute(LayerTimes lt, Recompute recompute);
 /// Forward + backward seconds of the LM head and loss for one micro-batch on the last stage.
 double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel);
 
-/// Optimizer step seconds: Adam streams ~30 bytes per locally held optimizer parameter
-/// (read grad, master, m, v; write master, m, v, bf16 weight) at HBM speed.
-double optimizer_step_s(double optimizer_params_per_gpu, const Device& device);
+/// Optimizer step seconds: Adam streams each locally held optimizer parameter's fp32 gradient,
+/// its state in and out (master, m, v: `state_bytes_per_param`, memory.h) and the bf16 weight
+/// at HBM speed: 30 bytes with fp32 state, 18 with bf16.
+double optimizer_step_s(double optimizer_params_per_gpu, double state_bytes_per_param, const Device& device);
 
 }  // namespace pplan

@@ -13,6 +13,18 @@ namespace pplan {
 inline constexpr double kWeightBytesPerParam = 2.0;     ///< bf16 weights
 inline constexpr double kGradientBytesPerParam = 2.0;   ///< bf16 gradients
 inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, momentum, variance
+/// training.optimizer_state_dtype "bf16": bf16 momentum and variance (2 + 2) and the master
+/// weights in 2 bytes beside the bf16 weights. Megatron-Core's precision-aware optimizer keeps
+/// only the low 16 bits of each fp32 master weight (store_param_remainders, on by default;
+/// Megatron-LM d98e8a64 megatron/core/optimizer/optimizer_config.py); NeMo's
+/// distributed_fused_adam with optim.dtype bf16 keeps a bf16 copy (Apex DistributedFusedAdam
+/// `dtype`, `store_params`; NVIDIA/apex apex/contrib/optimizers/distributed_fused_adam.py);
+/// DeepSpeed's bf16_master_weights_and_grads + bf16_optimizer_states a bf16 master (edaa7221
+/// docs/_pages/config-json.md: "~6 bytes/param").
+inline constexpr double kBf16OptimizerBytesPerParam = 6.0;
+/// torchtitan's fused_opt_states_bf16 keeps FSDP2's fp32 sharded parameters as the master
+/// weights beside the bf16 moments: 4 + 2 + 2 (b5bcd76c docs/bf16_optimizer_states.md).
+inline constexpr double kTorchtitanBf16OptimizerBytesPerParam = 8.0;
 
 /// Bytes per parameter a framework holds, before sharding.
 struct ModelStateBytes {
@@ -28,7 +40,9 @@ struct ModelStateBytes {
  * The framework's bytes per parameter: BF16 weights (2), gradients in fp32 (4, Megatron-LM's
  * main grads with --bf16: 18 bytes in all, Megatron-LM docs dist_optimizer.md) or BF16 (2, the
  * NVIDIA recipes' grad_reduce_in_fp32 = False, DeepSpeed's default grad_accum_dtype), fp32
- * master weights and Adam moments (12), and with FP8 the TE weight copies (2).
+ * master weights and Adam moments (12; with training.optimizer_state_dtype "bf16" 6, or 8 in
+ * torchtitan), and
+ * with FP8 the TE weight copies (2).
  */
 ModelStateBytes model_state_bytes(const Scenario& scenario);
 /// Held back on every GPU for the CUDA context (~0.5–1 GB), cuBLAS/NCCL workspaces and
