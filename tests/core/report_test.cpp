@@ -62,6 +62,7 @@ TEST(ReportFormulas, GoodputFirstOrderDaly) {
 TEST(ReportFormulas, CheckpointSizeIsWeightsPlusAdam) {
   EXPECT_DOUBLE_EQ(checkpoint_bytes(175e9), 2.45e12);  // 14 bytes/param
   EXPECT_DOUBLE_EQ(kCheckpointBytesPerParam, 2.0 + 12.0);
+  EXPECT_DOUBLE_EQ(checkpoint_bytes(175e9, 6.0), 1.4e12);  // bf16 Adam state: 2 + 6 bytes/param
 }
 
 TEST(ReportFormulas, DefaultStorageIsLlama3sPerGpuShare) {

@@ -22,7 +22,9 @@ double llama3_failures_per_gpu_hour() {
 
 double default_storage_bytes_per_s(int gpus) { return kLlama3StorageBytesPerS * gpus / kLlama3Gpus; }
 
-double checkpoint_bytes(double params) { return kCheckpointBytesPerParam * params; }
+double checkpoint_bytes(double params, double optimizer_bytes_per_param) {
+  return (kWeightBytesPerParam + optimizer_bytes_per_param) * params;
+}
 
 double job_mtbf_s(double failures_per_gpu_hour, int gpus) {
   const double per_hour = failures_per_gpu_hour * gpus;
@@ -261,7 +263,9 @@ std::vector<ReportFormula> formulas() {
        "Chowdhery et al. 2022 (PaLM) App. B; Narayanan et al. 2021 eq. 3"},
       {11, "Tokens per day", "global batch · seq_len / step time · 86,400", "definition"},
       {12, "Days to train", "token budget / tokens per day (no failures)", "definition"},
-      {13, "Checkpoint size", "14 bytes × Ψ: bf16 weights (2) + fp32 master, momentum, variance (12)",
+      {13, "Checkpoint size",
+       "14 bytes × Ψ: bf16 weights (2) + fp32 master, momentum, variance (12); with bf16 optimizer "
+       "state 2 + 6 (2 + 8 in torchtitan)",
        "Rajbhandari et al. 2020 §3.1 (mixed-precision Adam states)"},
       {14, "Checkpoint write time δ", "checkpoint size / aggregate storage write bandwidth",
        "definition (all ranks write their shards in parallel)"},
@@ -433,7 +437,8 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
 
   // 5. Checkpoints and failures.
   const double params = total_params(model, scenario.training.seq_len);
-  const double ckpt = checkpoint_bytes(params);
+  const double optimizer_bytes_per_param = model_state_bytes(scenario).optimizer;
+  const double ckpt = checkpoint_bytes(params, optimizer_bytes_per_param);
   const bool storage_given = scenario.report.storage_bytes_per_s > 0;
   const double storage = storage_given ? scenario.report.storage_bytes_per_s : default_storage_bytes_per_s(gpus);
   const double write_s = ckpt / storage;
@@ -520,7 +525,11 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
   }
 
   r.assumptions = {
-      "Mixed-precision Adam: 16 bytes per parameter in memory, 14 in a checkpoint (gradients are not saved).",
+      optimizer_bytes_per_param == kOptimizerBytesPerParam
+          ? "Mixed-precision Adam: 16 bytes per parameter in memory, 14 in a checkpoint (gradients are not saved)."
+          : "Adam with bf16 state (training.optimizer_state_dtype): " + format_fixed(optimizer_bytes_per_param, 0) +
+                " bytes of optimizer state per parameter, " + format_fixed(2.0 + optimizer_bytes_per_param, 0) +
+                " in a checkpoint with the bf16 weights (gradients are not saved).",
       "Checkpoints are written synchronously by all ranks in parallel; the write stalls training for δ.",
       "Failures are independent with a constant rate (exponential); the default is Llama 3's 419 "
       "interruptions in 54 days on 16,384 GPUs, scaled linearly to this GPU count.",

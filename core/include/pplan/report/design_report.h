@@ -42,8 +42,9 @@ double llama3_failures_per_gpu_hour();
 /// (Llama 3's storage per GPU, 122 MB/s). Example: 2048 GPUs -> 250 GB/s.
 double default_storage_bytes_per_s(int gpus);
 
-/// Checkpoint bytes: 14 bytes per parameter (kCheckpointBytesPerParam). 175e9 -> 2.45e12.
-double checkpoint_bytes(double params);
+/// Checkpoint bytes: the bf16 weights and the optimizer state, 14 bytes per parameter with fp32
+/// Adam state (kCheckpointBytesPerParam; 175e9 -> 2.45e12), 8 with bf16 state (memory.h).
+double checkpoint_bytes(double params, double optimizer_bytes_per_param = kOptimizerBytesPerParam);
 
 /// Mean time between failures of the whole job: 1 / (λ · gpus), seconds, for λ per GPU-hour.
 /// Example: λ = 1.973e-5, 16,384 GPUs -> 3.09 h = 11,134 s.
