@@ -138,6 +138,12 @@ json built_scenario(ByteReader& in) {
                    {"restart_s", extreme(0, 1e7)}};
     s["training"]["token_budget"] = extreme(1, 1e18);
   }
+  // The training stack and the optimizer state it keeps: framework rules, memory, launches.
+  if (in.byte() % 4 == 1) {
+    static const char* const kFrameworks[] = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
+    s["training"]["framework"] = kFrameworks[in.byte() % 4];
+    s["training"]["optimizer_state_dtype"] = in.flag() ? "bf16" : "fp32";
+  }
   return s;
 }
 
