@@ -184,10 +184,11 @@ TEST(ZeroStages, EachStageShardsOneMoreStateOverDataParallel) {
   EXPECT_DOUBLE_EQ(m3.weights_bytes, 2.0 * params / n + 2.0 * 2.0 * params / 12.0);
 }
 
-TEST(ZeroStages, Bf16OptimizerStateIsSixBytesPerParameterEightInTorchtitan) {
+TEST(ZeroStages, Bf16OptimizerStateIsSixBytesPerParameterEightWithFp32Master) {
   // bf16 moments (2 + 2) and a 2-byte master: Megatron's 16-bit remainders of fp32, NeMo's
   // distributed_fused_adam with dtype bf16, DeepSpeed's bf16 master; torchtitan keeps FSDP2's
-  // fp32 parameters as the master (4 + 2 + 2). Sharded over DP = 16 with ZeRO-1.
+  // fp32 parameters as the master, Megatron-FSDP its fp32 main params (4 + 2 + 2). Sharded
+  // over DP = 16.
   Scenario s = load_scenario("examples/gpt3-175b-1024-a100.json");
   ParallelConfig p = resolve_defaults(s);
   p.zero = 1;
@@ -195,6 +196,11 @@ TEST(ZeroStages, Bf16OptimizerStateIsSixBytesPerParameterEightInTorchtitan) {
   const double params = stage_params_per_gpu(s, p, split, 1).total();
   s.training.optimizer_state_dtype = OptimizerStateDtype::kBf16;
   EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 6.0 * params / 16);
+  p.zero = 2;  // Megatron-FSDP
+  EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 8.0 * params / 16);
+  s.training.framework = Framework::kDeepSpeed;
+  EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 6.0 * params / 16);
+  p.zero = 1;
   s.training.framework = Framework::kTorchtitan;
   EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).optimizer_bytes, 8.0 * params / 16);
 }

@@ -256,7 +256,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
                               " dense parameters per GPU (stage " + num(plan.memory.peak_stage) +
                               ")";
     // Gradients move in the dtype pplan prices (training.grad_reduce_in_fp32, memory.h).
-    const double grad_bytes = model_state_bytes(scenario).gradients;
+    const double grad_bytes = model_state_bytes(scenario, p.zero).gradients;
     const std::string grad_name = grad_bytes == 4.0 ? "fp32" : "bf16";
     const std::string grad_type = grad_bytes == 4.0 ? "float" : "bfloat16";
     const std::string grad_times = " x " + format_count(grad_bytes) + " bytes";

@@ -102,12 +102,14 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   return out;
 }
 
-ModelStateBytes model_state_bytes(const Scenario& scenario) {
+ModelStateBytes model_state_bytes(const Scenario& scenario, int zero) {
   ModelStateBytes b;
   b.gradients = scenario.training.grad_reduce_in_fp32 ? 4.0 : 2.0;
   if (scenario.training.optimizer_state_dtype == OptimizerStateDtype::kBf16) {
-    b.optimizer = scenario.training.framework == Framework::kTorchtitan ? kTorchtitanBf16OptimizerBytesPerParam
-                                                                         : kBf16OptimizerBytesPerParam;
+    const Framework framework = scenario.training.framework;
+    const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+    const bool fp32_master = framework == Framework::kTorchtitan || (megatron && zero >= 2);
+    b.optimizer = fp32_master ? kFp32MasterBf16OptimizerBytesPerParam : kBf16OptimizerBytesPerParam;
   }
   const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
   if (fp8) b.fp8_weight_copies = 2.0;
@@ -151,7 +153,7 @@ StateSharding state_sharding(const Scenario& scenario, const ParallelConfig& par
   c.expert_shards = std::max(1.0, c.dense_shards / parallel.ep);
   // FSDP2 under a pipeline keeps gradients and weights unsharded through the step.
   c.deferred = defers_gradient_sync(scenario.training, parallel);
-  c.bytes = model_state_bytes(scenario);
+  c.bytes = model_state_bytes(scenario, parallel.zero);
   // Deferred sync accumulates the unsharded gradients in the compute dtype (BF16) until the
   // last micro-batch reduces them in fp32 (assumption, stated: FSDP2's mixed-precision policy).
   if (c.deferred) c.bytes.gradients = kGradientBytesPerParam;

@@ -265,7 +265,7 @@ std::vector<ReportFormula> formulas() {
       {12, "Days to train", "token budget / tokens per day (no failures)", "definition"},
       {13, "Checkpoint size",
        "14 bytes × Ψ: bf16 weights (2) + fp32 master, momentum, variance (12); with bf16 optimizer "
-       "state 2 + 6 (2 + 8 in torchtitan)",
+       "state 2 + 6 (2 + 8 with fp32 master weights: torchtitan, Megatron-FSDP)",
        "Rajbhandari et al. 2020 §3.1 (mixed-precision Adam states)"},
       {14, "Checkpoint write time δ", "checkpoint size / aggregate storage write bandwidth",
        "definition (all ranks write their shards in parallel)"},
@@ -437,7 +437,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
 
   // 5. Checkpoints and failures.
   const double params = total_params(model, scenario.training.seq_len);
-  const double optimizer_bytes_per_param = model_state_bytes(scenario).optimizer;
+  const double optimizer_bytes_per_param = model_state_bytes(scenario, p.zero).optimizer;
   const double ckpt = checkpoint_bytes(params, optimizer_bytes_per_param);
   const bool storage_given = scenario.report.storage_bytes_per_s > 0;
   const double storage = storage_given ? scenario.report.storage_bytes_per_s : default_storage_bytes_per_s(gpus);

@@ -22,9 +22,12 @@ inline constexpr double kOptimizerBytesPerParam = 12.0; ///< fp32 master, moment
 /// DeepSpeed's bf16_master_weights_and_grads + bf16_optimizer_states a bf16 master (edaa7221
 /// docs/_pages/config-json.md: "~6 bytes/param").
 inline constexpr double kBf16OptimizerBytesPerParam = 6.0;
-/// torchtitan's fused_opt_states_bf16 keeps FSDP2's fp32 sharded parameters as the master
-/// weights beside the bf16 moments: 4 + 2 + 2 (b5bcd76c docs/bf16_optimizer_states.md).
-inline constexpr double kTorchtitanBf16OptimizerBytesPerParam = 8.0;
+/// With fp32 master weights beside the bf16 moments, 4 + 2 + 2: torchtitan's
+/// fused_opt_states_bf16 over FSDP2's fp32 sharded parameters (b5bcd76c
+/// docs/bf16_optimizer_states.md), and Megatron-FSDP (ZeRO-2/3), whose own main params are fp32
+/// (--megatron-fsdp-main-params-dtype) and FusedAdam keeps none (Megatron-LM d98e8a64
+/// megatron/core/optimizer/__init__.py).
+inline constexpr double kFp32MasterBf16OptimizerBytesPerParam = 8.0;
 
 /// Bytes per parameter a framework holds, before sharding.
 struct ModelStateBytes {
@@ -40,11 +43,11 @@ struct ModelStateBytes {
  * The framework's bytes per parameter: BF16 weights (2), gradients in fp32 (4, Megatron-LM's
  * main grads with --bf16: 18 bytes in all, Megatron-LM docs dist_optimizer.md) or BF16 (2, the
  * NVIDIA recipes' grad_reduce_in_fp32 = False, DeepSpeed's default grad_accum_dtype), fp32
- * master weights and Adam moments (12; with training.optimizer_state_dtype "bf16" 6, or 8 in
- * torchtitan), and
+ * master weights and Adam moments (12; with training.optimizer_state_dtype "bf16" 6, or 8 where
+ * the master weights stay fp32: torchtitan, Megatron-FSDP at `zero` >= 2), and
  * with FP8 the TE weight copies (2).
  */
-ModelStateBytes model_state_bytes(const Scenario& scenario);
+ModelStateBytes model_state_bytes(const Scenario& scenario, int zero);
 /// Held back on every GPU for the CUDA context (~0.5–1 GB), cuBLAS/NCCL workspaces and
 /// buffers, and allocator fragmentation. An assumption, stated: a few GB in practice.
 inline constexpr double kReservedBytes = 3e9;
