@@ -22,7 +22,8 @@ enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell).
 enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
 /// The dtype of Adam's state: fp32 master weights and moments (12 bytes per parameter), or
-/// bf16 moments with the master weights in 2 bytes beside the bf16 weights (6 bytes; memory.h).
+/// bf16 moments with the master weights in 2 bytes beside the bf16 weights (6 bytes, or 8 where
+/// the framework keeps fp32 master weights; memory.h).
 enum class OptimizerStateDtype { kFp32, kBf16 };
 
 /// Mixture-of-experts block of a model.

@@ -418,7 +418,8 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   // Data parallel. Gradients are reduced in the framework's gradient dtype; weights gathered
   // in BF16. What overlaps with what follows the scenario's switches (model/framework.h).
   const TrainingSpec& training = scenario.training;
-  const double grad_bytes = model_state_bytes(scenario, p.zero).gradients;
+  const ModelStateBytes state_bytes = model_state_bytes(scenario, p.zero);
+  const double grad_bytes = state_bytes.gradients;
   const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
   const int gpn = scenario.cluster.nvlink_domain_gpus;
   const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
@@ -474,7 +475,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)
                                         : params.total();
-  t.optimizer_s = optimizer_step_s(opt_params, model_state_bytes(scenario, p.zero).optimizer, device);
+  t.optimizer_s = optimizer_step_s(opt_params, state_bytes.optimizer, device);
   e.step_time_s = t.total_s();
 
   e.feasible = e.rejection_code == nullptr;
