@@ -525,10 +525,11 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
   }
 
   r.assumptions = {
-      optimizer_bytes_per_param == kOptimizerBytesPerParam
+      scenario.training.optimizer_state_dtype == OptimizerStateDtype::kFp32
           ? "Mixed-precision Adam: 16 bytes per parameter in memory, 14 in a checkpoint (gradients are not saved)."
           : "Adam with bf16 state (training.optimizer_state_dtype): " + format_fixed(optimizer_bytes_per_param, 0) +
-                " bytes of optimizer state per parameter, " + format_fixed(2.0 + optimizer_bytes_per_param, 0) +
+                " bytes of optimizer state per parameter, " +
+                format_fixed(kWeightBytesPerParam + optimizer_bytes_per_param, 0) +
                 " in a checkpoint with the bf16 weights (gradients are not saved).",
       "Checkpoints are written synchronously by all ranks in parallel; the write stalls training for δ.",
       "Failures are independent with a constant rate (exponential); the default is Llama 3's 419 "
