@@ -287,12 +287,12 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
     if (arg == "-" || arg.empty() || arg[0] != '-') {
       if (!takes_scenario(p.command) && p.command != "import_model" && p.command != "request") {
         throw CliError{"request.bad_option", "/",
-                       p.command + " takes no FILE (got \"" + arg.substr(0, 80) + "\")"};
+                       p.command + " takes no FILE (got \"" + printable(arg, 80) + "\")"};
       }
       if (p.file) {
         throw CliError{"request.bad_option", "/",
-                       "a second FILE \"" + arg.substr(0, 80) + "\" after \"" +
-                           p.file->substr(0, 80) +
+                       "a second FILE \"" + printable(arg, 80) + "\" after \"" +
+                           printable(*p.file, 80) +
                            "\": give one scenario (flags can change its fields)"};
       }
       p.file = arg;
@@ -306,7 +306,7 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       const std::optional<std::string> near = closest_match(name, every_option_name());
       throw CliError{
           "request.bad_option", "/",
-          "unknown option " + name.substr(0, 80) + (near ? " (did you mean " + *near + "?)" : "")};
+          "unknown option " + printable(name, 80) + (near ? " (did you mean " + *near + "?)" : "")};
     }
     const std::vector<std::string>& allowed = option ? option->commands : kScenarioCommands;
     if (std::find(allowed.begin(), allowed.end(), p.command) == allowed.end()) {
@@ -350,7 +350,7 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       if (!top || *top < 1 || *top > 1000) {
         throw CliError{
             "request.bad_option", "/top",
-            "--top takes a whole number from 1 to 1000, not \"" + value.substr(0, 40) + "\""};
+            "--top takes a whole number from 1 to 1000, not \"" + printable(value, 40) + "\""};
       }
       p.top = static_cast<int>(*top);
     } else {
@@ -405,6 +405,64 @@ json model_from_file(const std::string& path, std::istream& in) {
   return answer["model"];
 }
 
+/**
+ * Refuses a pointer before nlohmann follows it, since following it allocates: an array index
+ * fills every element up to it (/zz/30000000 would make 30 million nulls, /zz/1000000000 tries
+ * 16 GB), and each level of a deep pointer adds a nesting level that --print-scenario indents.
+ * An index may name an element or the one after the last (a new array starts at 0); the
+ * pointer may not be deeper than a document may nest (kMaxDocumentDepth).
+ */
+void check_pointer_target(const json& scenario, const std::string& pointer, const std::string& by) {
+  std::vector<std::string> tokens;
+  for (std::size_t at = 1; at <= pointer.size();) {
+    const std::size_t slash = std::min(pointer.find('/', at), pointer.size());
+    std::string token = pointer.substr(at, slash - at);
+    for (std::size_t k = 0; k < token.size(); ++k) {
+      if (token[k] != '~') continue;
+      const char next = k + 1 < token.size() ? token[k + 1] : '\0';
+      if (next != '0' && next != '1') {
+        throw CliError{"request.bad_option", "/",
+                       by + ": \"~\" in a JSON pointer must be ~0 (~) or ~1 (/)"};
+      }
+      token.replace(k, 2, next == '0' ? "~" : "/");
+    }
+    tokens.push_back(std::move(token));
+    at = slash + 1;
+  }
+  if (tokens.size() >= static_cast<std::size_t>(kMaxDocumentDepth)) {
+    throw CliError{"input.too_deep", "/",
+                   by + ": the pointer is " + std::to_string(tokens.size()) +
+                       " levels deep; a scenario nests at most " +
+                       std::to_string(kMaxDocumentDepth) + " levels"};
+  }
+  const json* node = &scenario;
+  for (const std::string& token : tokens) {
+    const bool index = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+    if (node && node->is_array() && token != "-") {
+      // Longer than any size, or a leading zero nlohmann refuses anyway: past the end.
+      const std::size_t size = node->size();
+      if (!index || token.size() > 18 || std::stoull(token) > size) {
+        throw CliError{"request.bad_option", "/",
+                       by + ": array index \"" + printable(token, 24) + "\" is past the end (the array has " +
+                           std::to_string(size) + " elements; the next is " + std::to_string(size) + ")"};
+      }
+      node = std::stoull(token) < size ? &(*node)[std::stoull(token)] : nullptr;
+    } else if ((!node || node->is_null()) && index) {
+      if (token != "0") {
+        throw CliError{"request.bad_option", "/",
+                       by + ": array index \"" + printable(token, 24) +
+                           "\" would start a new array there; a new array starts at index 0"};
+      }
+      node = nullptr;
+    } else if (node && node->is_object()) {
+      const auto it = node->find(token);
+      node = it == node->end() ? nullptr : &*it;
+    } else {
+      break;  // a string or number on the way: set_field's own error names it
+    }
+  }
+}
+
 /// Sets one field, refusing a field set twice (a flag and --set, or two --set).
 void set_field(json& scenario, const std::string& pointer, json value, const std::string& by,
                std::set<std::string>& set_so_far) {
@@ -412,6 +470,7 @@ void set_field(json& scenario, const std::string& pointer, json value, const std
     throw CliError{"request.bad_option", pointer,
                    pointer + " is set twice (again by " + by + "): set it once"};
   }
+  check_pointer_target(scenario, pointer, by);
   try {
     scenario[json::json_pointer(pointer)] = std::move(value);
   } catch (const json::exception&) {
@@ -430,7 +489,7 @@ json flag_value(const ScenarioFlag& flag, const std::string& value) {
       value, flag.kind == ScenarioFlag::kAmount ? Units::kAmount : Units::kCount, error);
   if (!x) {
     throw CliError{"request.bad_option", flag.pointer,
-                   std::string(flag.flag) + " \"" + value.substr(0, 40) + "\": " + error +
+                   std::string(flag.flag) + " \"" + printable(value, 40) + "\": " + error +
                        " (numbers like 8k, 128K, 4,096, 15T, 300B)"};
   }
   if (flag.kind == ScenarioFlag::kCount && std::fabs(*x) < 9e15) return static_cast<long long>(*x);
@@ -477,10 +536,10 @@ void apply_edits(json& scenario, const Parsed& p, std::istream& in) {
       if (equals == std::string::npos || pointer.empty()) {
         throw CliError{
             "request.bad_option", "/",
-            "--set \"" + value.substr(0, 80) + "\": give FIELD=VALUE, e.g. parallel.tp=8"};
+            "--set \"" + printable(value, 80) + "\": give FIELD=VALUE, e.g. parallel.tp=8"};
       }
       set_field(scenario, pointer, set_value(pointer, value.substr(equals + 1)),
-                "--set " + value.substr(0, equals), set_so_far);
+                "--set " + printable(value.substr(0, equals), 200), set_so_far);
     } else {
       const ScenarioFlag& flag = *find_flag(name);
       set_field(scenario, flag.pointer, flag_value(flag, value), name, set_so_far);
@@ -500,6 +559,10 @@ std::string flag_for(const std::string& pointer) {
   return "";
 }
 
+/// A line for stderr: an ESC or newline a user put into an argument or a path is shown as
+/// "<U+001B>", never sent to the terminal.
+std::string terminal_text(const std::string& text) { return printable(text, 4000); }
+
 std::string error_text(const std::string& code, const std::string& path,
                        const std::string& message) {
   ordered_json j;
@@ -512,7 +575,8 @@ std::string error_text(const std::string& code, const std::string& path,
 int fail(std::ostream& out, std::ostream& err, const CliError& e, bool usage_hint,
          const std::string& command) {
   out << error_text(e.code, e.path, e.message) << "\n";
-  err << "pplan: " << e.code << " at " << e.path << ": " << e.message << "\n";
+  err << "pplan: " << terminal_text(e.code) << " at " << terminal_text(e.path) << ": "
+      << terminal_text(e.message) << "\n";
   if (usage_hint)
     err << "pplan: see pplan " << (command.empty() ? "--help" : command + " --help") << "\n";
   return 2;
@@ -534,7 +598,8 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
       message = e.value("message", message);
     }
     out << response << "\n";
-    err << "pplan: " << code << " at " << path << ": " << message << "\n";
+    err << "pplan: " << terminal_text(code) << " at " << terminal_text(path) << ": "
+        << terminal_text(message) << "\n";
     if (built_from_flags && code == "schema.missing_field" && !flag_for(path).empty()) {
       err << "pplan: give it with " << flag_for(path) << "\n";
     }
@@ -645,6 +710,12 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
     if (!scenario.is_object())
       throw CliError{"schema.not_an_object", "/", "the scenario must be a JSON object"};
     apply_edits(scenario, p, in);
+    // The limits every document has (depth, values), checked before anything is printed.
+    try {
+      parse_document(scenario.dump());
+    } catch (const InputError& e) {
+      throw CliError{e.code(), e.path(), e.what()};
+    }
     if (p.print_scenario) {
       out << scenario.dump(2) << "\n";
       return 0;
@@ -667,6 +738,20 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
       err << general_help();
       throw CliError{"request.bad_option", "/command", "missing command (pplan --help lists them)"};
     }
+    // Arguments are bytes from the shell: each must be text with no control character, so
+    // none can reach a message, a script or the terminal (an ESC, a newline, a bidi override).
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string which = "argument " + std::to_string(i + 1);
+      if (!valid_utf8(args[i])) {
+        throw CliError{"request.bad_option", "/", which + " is not valid UTF-8"};
+      }
+      if (const auto bad = first_forbidden_character(args[i])) {
+        throw CliError{"input.control_character", "/",
+                       which + " (\"" + printable(args[i], 80) + "\") contains " +
+                           code_point_name(bad->code_point) + " at character " +
+                           std::to_string(bad->character_index + 1)};
+      }
+    }
     command = args.front();
     if (command == "--help" || command == "-h" || command == "help") {
       out << general_help();
@@ -675,7 +760,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
     if (command == "--version") command = "version";
     if (std::find(commands().begin(), commands().end(), command) == commands().end()) {
       const std::optional<std::string> near = closest_match(command, commands());
-      const std::string shown = command.substr(0, 40);
+      const std::string shown = printable(command, 40);
       command.clear();
       throw CliError{
           "request.unknown_command", "/command",

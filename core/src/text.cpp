@@ -142,6 +142,54 @@ std::string code_point_name(char32_t code_point) {
   return buffer;
 }
 
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = 0;
+  for (std::size_t at = 0, length = 0; at < text.size(); at += length) {
+    decode_utf8(text, at, length);
+    if (at + length > max_bytes) break;
+    end = at + length;
+  }
+  return std::string(text.substr(0, end));
+}
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  bool cut = false;
+  for (std::size_t at = 0, length = 0; at < text.size(); at += length) {
+    const char32_t cp = decode_utf8(text, at, length);
+    std::string shown;
+    if (forbidden(cp)) {
+      shown = "<" + code_point_name(cp) + ">";
+    } else if (cp == 0xFFFD && length == 1) {
+      shown = "\xEF\xBF\xBD";  // U+FFFD for a malformed byte
+    } else {
+      shown = std::string(text.substr(at, length));
+    }
+    if (out.size() + shown.size() > max_bytes) {
+      cut = true;
+      break;
+    }
+    out += shown;
+  }
+  return cut ? out + "…" : out;
+}
+
+namespace {
+
+/// Whether the ASCII letters before `at` end in a URL scheme GFM links ("http", "https", "ftp").
+bool after_url_scheme(std::string_view text, std::size_t at) {
+  for (std::string_view scheme : {"https", "http", "ftp"}) {
+    if (at >= scheme.size()) {
+      std::string_view before = text.substr(at - scheme.size(), scheme.size());
+      if (lower_ascii(before) == scheme) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string escape_markdown(std::string_view text) {
   std::string out;
   out.reserve(text.size() + text.size() / 8);
@@ -204,8 +252,18 @@ std::string escape_markdown(std::string_view text) {
         if (block_start) out += '\\';
         out += c;
         break;
+      case ':':
+        // "https://": GFM's extended autolink starts at the scheme's colon.
+        if (text.substr(at, 3) == "://" && after_url_scheme(text, at)) out += '\\';
+        out += c;
+        break;
+      case '@':
+        out += "\\@";  // "user@host.org" would be an email autolink
+        break;
       default:
-        if (at == list_number_end) out += '\\';
+        // "www.example.org" is an autolink without a scheme; "12. x" an ordered list.
+        if (at == list_number_end || (c == '.' && at >= 3 && lower_ascii(text.substr(at - 3, 3)) == "www"))
+          out += '\\';
         out += c;
     }
   }

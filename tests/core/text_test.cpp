@@ -26,8 +26,8 @@ TEST(Text, EscapeMarkdownNeutralisesHtmlAndMarkup) {
   EXPECT_EQ(escape_markdown("<iframe src=//evil>"), "&lt;iframe src=//evil>");
   EXPECT_EQ(escape_markdown("[x](javascript:alert(1))"), "\\[x\\](javascript:alert(1))");
   EXPECT_EQ(escape_markdown("![p](https://evil.example/p.png)"),
-            "!\\[p\\](https://evil.example/p.png)");
-  EXPECT_EQ(escape_markdown("<https://evil.example>"), "&lt;https://evil.example>");
+            "!\\[p\\](https\\://evil.example/p.png)");
+  EXPECT_EQ(escape_markdown("<https://evil.example>"), "&lt;https\\://evil.example>");
   EXPECT_EQ(escape_markdown("*a* _b_ `c` |d| ~~e~~ #f $g$ \\h &lt;"),
             "\\*a\\* \\_b\\_ \\`c\\` \\|d\\| \\~\\~e\\~\\~ \\#f \\$g\\$ \\\\h &amp;lt;");
   // Block markers only where a block would start.

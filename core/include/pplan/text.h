@@ -53,12 +53,27 @@ std::optional<ForbiddenCharacter> first_forbidden_character(std::string_view tex
 /// "U+000A".
 std::string code_point_name(char32_t code_point);
 
+/// The longest prefix of `text` of at most `max_bytes` bytes that ends on a character boundary
+/// (a cut never splits a UTF-8 sequence, so the result stays valid text for JSON and terminals).
+std::string truncate_utf8(std::string_view text, std::size_t max_bytes);
+
+/**
+ * User text as an error message or a terminal may show it: cut on a character boundary to at
+ * most `max_bytes` (then "…" follows), a malformed byte as U+FFFD, and every character
+ * first_forbidden_character refuses (ESC, newline, C1, bidi overrides) as its name in angle
+ * brackets ("<U+001B>"). What a user typed can then never move a cursor, retitle a terminal,
+ * start a line or reorder what a reader sees, and the JSON dump of the message cannot throw.
+ */
+std::string printable(std::string_view text, std::size_t max_bytes = 200);
+
 /**
  * Plain text as Markdown source that renders as exactly that text, also where the renderer
  * passes raw HTML through: `<` and `&` become entities (no tag, comment or autolink can open),
  * the inline markup characters \ ` * _ [ ] | ~ # $ get a backslash (no emphasis, code span,
  * link, image, table cell, strike-through, heading or math), and text that would start a
- * block at the start of a line ("- ", "+ ", "---", ">", "1. ") is neutralised. Forbidden
+ * block at the start of a line ("- ", "+ ", "---", ">", "1. ") is neutralised; GFM's extended
+ * autolinks ("https://", "www.", "user@host") are broken by a backslash before their ':', '.'
+ * or '@', so a name never becomes a link. Forbidden
  * characters (first_forbidden_character) become spaces, though the parser has refused them
  * already. Every user string a Markdown report shows goes through here (design_report.cpp).
  */

@@ -221,7 +221,7 @@ ordered_json respond(const std::string& command, const json& document,
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
     const std::optional<std::string> near = closest_match(command, commands);
     throw InputError("request.unknown_command", "/command",
-                     "unknown command \"" + command.substr(0, 40) + "\"" +
+                     "unknown command \"" + printable(command, 40) + "\"" +
                          (near ? " (did you mean \"" + *near + "\"?)" : "") +
                          " (commands: evaluate, plan, launch, explain, report, layout_view, "
                          "landscape, scaling, schedule, import_model, presets, version)");
@@ -418,6 +418,44 @@ std::string guarded(Body body) noexcept {
   }
 }
 
+/**
+ * Every request field is used by its command or refused: a "top" on evaluate, a "format" on
+ * plan or a "scenario" on version would otherwise be accepted and do nothing. The lists are
+ * the commands respond() reads each option in (and the CLI's options offer it to).
+ */
+void refuse_options_the_command_ignores(const json& request, const std::string& command) {
+  struct Use {
+    const char* field;
+    std::vector<std::string> commands;
+  };
+  const std::vector<std::string> scenario_commands = {
+      "evaluate", "plan", "launch", "explain", "report", "layout_view", "landscape", "scaling",
+      "schedule"};
+  const std::vector<Use> uses = {
+      {"scenario", scenario_commands},
+      {"config", {"import_model"}},
+      {"top", {"plan", "explain", "landscape"}},
+      {"nearest_gpus", {"plan", "explain"}},
+      {"timing", {"plan", "explain"}},
+      {"format", {"launch"}},
+      {"name", {"import_model"}},
+  };
+  const bool known = std::find(scenario_commands.begin(), scenario_commands.end(), command) !=
+                         scenario_commands.end() ||
+                     command == "import_model" || command == "presets" || command == "version";
+  if (!known) return;  // respond() names the unknown command
+  for (const Use& use : uses) {
+    if (!request.contains(use.field)) continue;
+    if (std::find(use.commands.begin(), use.commands.end(), command) != use.commands.end()) continue;
+    std::string which;
+    for (const std::string& c : use.commands) which += (which.empty() ? "" : ", ") + c;
+    throw InputError("request.bad_option", std::string("/") + use.field,
+                     std::string("/") + use.field + " is not an option of " + command +
+                         " (only " + which + " take" + (use.commands.size() == 1 ? "s" : "") +
+                         " it): it would be ignored");
+  }
+}
+
 }  // namespace
 
 std::string handle_request(std::string_view request_json) noexcept {
@@ -462,19 +500,13 @@ std::string handle_request(std::string_view request_json) noexcept {
         options.name = it->get<std::string>();
       } else {
         const std::optional<std::string> near = closest_match(key, keys);
-        throw InputError("schema.unknown_field", "/" + key.substr(0, 40),
-                         "unknown request field /" + key.substr(0, 40) +
+        throw InputError("schema.unknown_field", "/" + printable(key, 40),
+                         "unknown request field /" + printable(key, 40) +
                              (near ? " (did you mean \"" + *near + "\"?)" : ""));
       }
     }
     if (command.empty()) throw InputError("schema.missing_field", "/command", "missing /command");
-    const bool wants_config = command == "import_model";
-    if (request.contains(wants_config ? "scenario" : "config")) {
-      const char* stray = wants_config ? "/scenario" : "/config";
-      throw InputError("request.bad_option", stray,
-                       std::string(stray) + " is not an option of " + command.substr(0, 40) +
-                           (wants_config ? " (it takes /config)" : " (only import_model takes /config)"));
-    }
+    refuse_options_the_command_ignores(request, command);
     return respond_finite(command, document, options);
   });
 }

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "pplan/io/json_io.h"
+#include "pplan/text.h"
 
 namespace pplan {
 
@@ -139,12 +140,25 @@ class ConfigReader {
   ordered_json& mapped_;
 };
 
-Family family_of(const json& config, const std::string& path) {
-  std::string architecture;
-  if (config.contains("architectures") && config["architectures"].is_array() &&
-      !config["architectures"].empty() && config["architectures"][0].is_string()) {
-    architecture = config["architectures"][0].get<std::string>();
+/// The config's first class name (transformers lists one), or nothing when it lists none.
+std::optional<std::string> first_architecture(const json& config, const std::string& path) {
+  const auto it = config.find("architectures");
+  if (it == config.end() || it->is_null()) return std::nullopt;
+  if (!it->is_array()) {
+    throw InputError("schema.wrong_type", path + "/architectures",
+                     path + "/architectures must be an array of class names, e.g. "
+                            "[\"LlamaForCausalLM\"]");
   }
+  if (it->empty()) return std::nullopt;
+  if (!it->front().is_string()) {
+    throw InputError("schema.wrong_type", path + "/architectures/0",
+                     path + "/architectures/0 must be a class name (a string)");
+  }
+  return it->front().get<std::string>();
+}
+
+Family family_of(const json& config, const std::string& path) {
+  const std::string architecture = first_architecture(config, path).value_or("");
   const std::string model_type = config.contains("model_type") && config["model_type"].is_string()
                                      ? config["model_type"].get<std::string>()
                                      : "";
@@ -157,12 +171,12 @@ Family family_of(const json& config, const std::string& path) {
   std::string fields;
   int listed = 0;
   for (auto it = config.begin(); it != config.end() && listed < 60; ++it, ++listed) {
-    fields += (fields.empty() ? "" : ", ") + it.key().substr(0, 40);
+    fields += (fields.empty() ? "" : ", ") + printable(it.key(), 40);
   }
   if (config.size() > 60) fields += ", ...";
   const std::string seen = !architecture.empty()
-                               ? "architecture \"" + architecture.substr(0, 64) + "\""
-                           : !model_type.empty() ? "model_type \"" + model_type.substr(0, 64) + "\""
+                               ? "architecture \"" + printable(architecture, 64) + "\""
+                           : !model_type.empty() ? "model_type \"" + printable(model_type, 64) + "\""
                                                  : "no architectures or model_type";
   throw InputError(
       "import.unknown_architecture",
@@ -183,12 +197,24 @@ bool has_dropout(const ConfigReader& r, ordered_json& mapped, Family family) {
                                                          {"hidden_dropout", 0.0},
                                                          {"attention_probs_dropout_prob", 0.0},
                                                          {"hidden_dropout_prob", 0.0}};
+  // Every probability is checked, not only up to the first one above 0.
+  const char* first_positive = nullptr;
+  double first_positive_p = 0;
   for (const auto& [key, fallback] : keys) {
     const double p = r.real(key, fallback);
-    if (p > 0) {
-      mapped["dropout"] = {{"from", key}, {"value", p}};
-      return true;
+    if (!(p >= 0 && p < 1)) {
+      throw InputError("input.out_of_range", r.at(key),
+                       r.at(key) + " = " + format_significant(p) +
+                           " is not a dropout probability (from 0 up to, not including, 1)");
     }
+    if (p > 0 && !first_positive) {
+      first_positive = key;
+      first_positive_p = p;
+    }
+  }
+  if (first_positive) {
+    mapped["dropout"] = {{"from", first_positive}, {"value", first_positive_p}};
+    return true;
   }
   mapped["dropout"] = {{"from", keys.front().first},
                        {"value", r.real(keys.front().first, keys.front().second)}};
@@ -219,15 +245,23 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   const bool gpt2 = family == Family::kGpt2;
   ordered_json m;
   m["id"] = "custom";
+  const std::optional<std::string> architecture = first_architecture(config, path);
   std::string model_name = name;
   if (model_name.empty()) model_name = r.text("_name_or_path");
-  if (model_name.empty() && r.has("architectures")) {
-    model_name =
-        (config["architectures"][0].is_string() ? config["architectures"][0].get<std::string>()
-                                                : "model");
-  }
+  if (model_name.empty()) model_name = architecture.value_or("");
   if (model_name.empty()) model_name = r.text("model_type");
-  m["name"] = model_name.substr(0, 160) + " (imported)";
+  // The name reaches tables, scripts and reports: refused here if it holds a control
+  // character (a terminal escape, a newline), and cut on a character boundary.
+  if (const auto bad = first_forbidden_character(model_name)) {
+    const std::string from = !name.empty()                   ? "/name"
+                             : r.has("_name_or_path")         ? path + "/_name_or_path"
+                             : architecture                   ? path + "/architectures/0"
+                                                              : path + "/model_type";
+    throw InputError("input.control_character", from,
+                     from + ": the model's name contains " + code_point_name(bad->code_point) +
+                         " at character " + std::to_string(bad->character_index + 1));
+  }
+  m["name"] = truncate_utf8(model_name, 160) + " (imported)";
   m["layers"] = r.count("layers", gpt2 ? "n_layer" : "num_hidden_layers");
   const long long hidden = r.count("hidden", gpt2 ? "n_embd" : "hidden_size");
   m["hidden"] = hidden;
@@ -266,7 +300,7 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
                  : "gated MLP (gate, up, down): counted as SwiGLU's three matrices");
   } else {
     if (!act.empty() && act.rfind("gelu", 0) != 0) {
-      r.unsupported(act_key, "\"" + act.substr(0, 40) + "\": pplan's two-matrix MLP is GeLU");
+      r.unsupported(act_key, "\"" + printable(act, 40) + "\": pplan's two-matrix MLP is GeLU");
     }
     m["activation"] = "gelu";
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act));
@@ -407,10 +441,7 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
         "layer, under 0.1% of the weights).");
   }
   m["source"] = "imported from a Hugging Face config.json (" +
-                std::string(r.has("architectures") && config["architectures"][0].is_string()
-                                ? config["architectures"][0].get<std::string>().substr(0, 64)
-                                : r.text("model_type").substr(0, 64)) +
-                ")";
+                printable(architecture.value_or(r.text("model_type")), 64) + ")";
 
   // Validate as any custom model; a bad figure is reported at the config key it came from.
   try {

@@ -38,7 +38,7 @@ std::string pointer_token(std::string_view key) {
     else if (c == '/') out += "~1";
     else out += c;
   }
-  return out.size() > 80 ? out.substr(0, 80) + "…" : out;
+  return out.size() > 80 ? truncate_utf8(out, 80) + "…" : out;
 }
 
 /// Shortest decimal form of a bound, for messages ("0.001", "1e+07").
@@ -435,7 +435,7 @@ const Spec& find_preset(const std::map<std::string, Spec>& presets, const std::s
     list += (list.empty() ? "" : ", ") + kv.first;
   }
   throw InputError("input.unknown_preset", path,
-                   std::string("unknown ") + kind + " preset \"" + id.substr(0, 64) + "\"" +
+                   std::string("unknown ") + kind + " preset \"" + printable(id, 64) + "\"" +
                        suggestion_text(id, known) + " (presets: " + list + ")");
 }
 
@@ -454,7 +454,8 @@ MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
 MlaSpec parse_mla(const json& value, const std::string& path) {
   ObjectReader r(value, path);
   MlaSpec mla;
-  mla.q_lora_rank = r.optional_integer("q_lora_rank", 0, kMaxWidth).value_or(0);
+  // Absent (or null): queries projected directly, as DeepSeek-V2-Lite; 0 is no width at all.
+  mla.q_lora_rank = r.optional_integer("q_lora_rank", 1, kMaxWidth).value_or(0);
   mla.kv_lora_rank = r.integer("kv_lora_rank", 1, kMaxWidth);
   mla.qk_nope_head_dim = r.integer("qk_nope_head_dim", 1, 65536);
   mla.qk_rope_head_dim = r.integer("qk_rope_head_dim", 0, 65536);
@@ -622,6 +623,13 @@ SystemSpec parse_system(const json& value, const std::string& path) {
   sys.name = r.optional_string("name").value_or("");
   sys.gpus_per_node = r.integer("gpus_per_node", 1, 1024);
   sys.nvlink_domain_gpus = r.optional_integer("nvlink_domain_gpus", 1, 1024).value_or(sys.gpus_per_node);
+  if (sys.nvlink_domain_gpus % sys.gpus_per_node != 0) {
+    // Not raised to a host silently: pplan's domains are whole hosts (NVSwitch trays, NVL72).
+    throw InputError("input.inconsistent", r.child("nvlink_domain_gpus"),
+                     r.child("nvlink_domain_gpus") + " = " + std::to_string(sys.nvlink_domain_gpus) +
+                         " must be a whole number of hosts of gpus_per_node = " +
+                         std::to_string(sys.gpus_per_node));
+  }
   sys.nics_per_node = r.optional_integer("nics_per_node", 0, 1024).value_or(0);
   sys.nic_bits_per_s = r.optional_number("nic_gbits_per_s", kMinGBps, 1e5).value_or(0) * 1e9;
   r.optional_string("source", 2000);
@@ -630,6 +638,42 @@ SystemSpec parse_system(const json& value, const std::string& path) {
 }
 
 }  // namespace
+
+/**
+ * Figures of one GPU that contradict each other are refused, since each would price an
+ * impossible plan: an FP8 (FP4) peak below the BF16 (FP8) one lets BF16 work outrun the peak
+ * MFU is measured against (MFU above 100%), and two memory figures must name one capacity:
+ * the same bytes (80 GiB = 85.9 GB), or the vendors' label ("80GB" parts hold 80 GiB).
+ */
+void check_gpu_is_physical(const GpuSpec& g, const ObjectReader& r, bool both_memory_figures) {
+  const double tflops = units::kFlopsPerTflop;
+  if (g.fp8_flops_per_s > 0 && g.fp8_flops_per_s < g.bf16_flops_per_s) {
+    throw InputError("input.inconsistent", r.child("fp8_tflops"),
+                     r.child("fp8_tflops") + " = " + bound_text(g.fp8_flops_per_s / tflops) +
+                         " is below bf16_tflops = " + bound_text(g.bf16_flops_per_s / tflops) +
+                         ": FP8 tensor cores are at least as fast as BF16 ones (0 = no FP8)");
+  }
+  const double below_fp4 = g.fp8_flops_per_s > 0 ? g.fp8_flops_per_s : g.bf16_flops_per_s;
+  if (g.fp4_flops_per_s > 0 && g.fp4_flops_per_s < below_fp4) {
+    throw InputError("input.inconsistent", r.child("fp4_tflops"),
+                     r.child("fp4_tflops") + " = " + bound_text(g.fp4_flops_per_s / tflops) +
+                         " is below the " + (g.fp8_flops_per_s > 0 ? "FP8" : "BF16") + " peak " +
+                         bound_text(below_fp4 / tflops) + ": FP4 tensor cores are the fastest (0 = no FP4)");
+  }
+  if (both_memory_figures) {
+    const double label_gb = g.marketed_memory_bytes / units::kBytesPerGB;
+    const double gib = g.memory_bytes / units::kBytesPerGiB;
+    const double same_bytes = g.memory_bytes / g.marketed_memory_bytes;
+    const bool agree = std::fabs(same_bytes - 1.0) <= 0.01 || std::fabs(gib / label_gb - 1.0) <= 0.01;
+    if (!agree) {
+      throw InputError("input.inconsistent", r.child("memory_gib"),
+                       r.child("memory_gib") + " = " + bound_text(gib) + " and memory_gb = " +
+                           bound_text(label_gb) +
+                           " name different capacities: give one, or two that agree (the same "
+                           "bytes, or an \"80GB\" label on 80 GiB)");
+    }
+  }
+}
 
 GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* base) {
   ObjectReader r(value, path);
@@ -684,6 +728,7 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
   if (r.has("system")) g.system = parse_system(value.at("system"), r.child("system"));
   g.source = r.optional_string("source", 2000).value_or(g.source);
   r.finish();
+  check_gpu_is_physical(g, r, memory_given && r.has("memory_gib"));
   return g;
 }
 
@@ -918,7 +963,7 @@ ordered_json model_to_json(const ModelSpec& m) {
     j["moe"] = nullptr;
   }
   if (m.mla) {
-    j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank},
+    j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank > 0 ? ordered_json(m.mla->q_lora_rank) : ordered_json(nullptr)},
                 {"kv_lora_rank", m.mla->kv_lora_rank},
                 {"qk_nope_head_dim", m.mla->qk_nope_head_dim},
                 {"qk_rope_head_dim", m.mla->qk_rope_head_dim},

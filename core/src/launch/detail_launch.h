@@ -29,6 +29,7 @@ struct LaunchFacts {
   /// NVLink spans hosts in this job (multi-node NVLink: the domain is larger than a host and
   /// the job has more than one host), so NCCL must run MNNVL and SLURM keep domains whole.
   bool mnnvl = false;
+  bool rail_optimized = true;  ///< cluster.network.rail_optimized: NCCL keeps rings on a rail
   int global_batch = 0;        ///< sequences per step
   long long microbatches = 0;  ///< per pipeline per step: global / (micro_batch·dp)
   int seq_len = 0;

@@ -24,6 +24,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.nproc_per_node = static_cast<int>(std::min<long long>(f.world_size, f.gpus_per_node));
   f.nodes = std::max(1LL, f.world_size / std::max(1, f.nproc_per_node));
   f.nvlink_domain_gpus = std::max(f.gpus_per_node, scenario.cluster.nvlink_domain_gpus);
+  f.rail_optimized = scenario.cluster.rail_optimized;
   f.nodes_per_domain = std::max(1, f.nvlink_domain_gpus / f.gpus_per_node);
   f.mnnvl = f.nodes_per_domain > 1 && f.nodes > 1;
   f.global_batch = scenario.training.global_batch;

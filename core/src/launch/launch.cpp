@@ -127,10 +127,20 @@ std::vector<EnvVar> environment(const LaunchFacts& f) {
     env.push_back({"NCCL_IB_GID_INDEX", "3",
                    "PLACEHOLDER, RoCE only: the RoCEv2 IPv4 GID; leave unset on InfiniBand",
                    K::kSuggested});
-    env.push_back({"NCCL_CROSS_NIC", "0",
-                   "rail-optimised fabric: keep rings on the same NIC index across nodes (default "
-                   "2 = prefer)",
-                   K::kSuggested});
+    // NCCL's environment-variable documentation, NCCL_CROSS_NIC: 0 = the same NIC index across
+    // nodes (rails), 1 = any NIC (all of a node's NICs on one switch), 2 = prefer the same
+    // (the default).
+    if (f.rail_optimized) {
+      env.push_back({"NCCL_CROSS_NIC", "0",
+                     "rail-optimised fabric: keep rings on the same NIC index across nodes (default "
+                     "2 = prefer)",
+                     K::kSuggested});
+    } else {
+      env.push_back({"NCCL_CROSS_NIC", "1",
+                     "not rail-optimised (cluster.network.rail_optimized): a node's NICs share "
+                     "one leaf, so rings may use any NIC across nodes (default 2 = prefer the same)",
+                     K::kSuggested});
+    }
   }
   env.push_back({"NCCL_DEBUG", "INFO",
                  "first run only: confirms NICs, GPUDirect RDMA and algorithms; debugging, not for "
@@ -319,7 +329,7 @@ ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
     for (const std::string& f : formats) list += (list.empty() ? "" : ", ") + f;
     throw InputError("request.bad_option", "/format",
                      (format.empty() ? std::string("missing /format")
-                                     : "unknown launch format \"" + format.substr(0, 40) + "\"") +
+                                     : "unknown launch format \"" + printable(format, 40) + "\"") +
                          " (formats: " + list + ")");
   }
   using namespace detail;

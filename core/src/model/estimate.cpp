@@ -300,9 +300,23 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   if (detailed && scenario.training.precision == Precision::kFp8 &&
       scenario.cluster.gpu.fp8_flops_per_s <= 0) {
     e.diagnostics.push_back({"plan.fp8_unsupported", Severity::kWarning,
-                             scenario.cluster.gpu.name.substr(0, 80) +
+                             truncate_utf8(scenario.cluster.gpu.name, 80) +
                                  " has no FP8 tensor cores (fp8_tflops = 0): priced in BF16, and "
                                  "the Megatron, NeMo and torchtitan launches refuse FP8 on it"});
+  }
+  const ClusterSpec& cluster_spec = scenario.cluster;
+  if (detailed && cluster_spec.gpus > cluster_spec.nvlink_domain_gpus &&
+      cluster_spec.gpus % cluster_spec.nvlink_domain_gpus != 0) {
+    // Legal (a job on part of a rack), but a group that straddles the part-filled domain's
+    // edge leaves NVLink: say so rather than price it silently.
+    e.diagnostics.push_back(
+        {"cluster.partial_nvlink_domain", Severity::kWarning,
+         std::to_string(cluster_spec.gpus) + " GPUs are " +
+             std::to_string(cluster_spec.gpus / cluster_spec.nvlink_domain_gpus) +
+             " NVLink domains of " + std::to_string(cluster_spec.nvlink_domain_gpus) + " and " +
+             std::to_string(cluster_spec.gpus % cluster_spec.nvlink_domain_gpus) +
+             " GPUs of another: groups are placed in rank order, so one that crosses a domain's "
+             "edge is priced on the network"});
   }
   if (p.tp <= 1) {
     if (p.sequence_parallel && detailed) {

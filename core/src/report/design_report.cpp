@@ -43,8 +43,10 @@ double daly_interval_s(double checkpoint_write_s, double mtbf_s) {
 }
 
 double goodput_fraction(double interval_s, double checkpoint_write_s, double restart_s,
-                        double mtbf_s) {
-  if (interval_s <= 0 || mtbf_s <= 0) return 0.0;
+                        double mtbf_s, double step_s) {
+  // A failure on average before one step ends: no step is ever kept.
+  if (interval_s <= 0 || mtbf_s <= 0 || mtbf_s <= step_s) return 0.0;
+  interval_s = std::max(interval_s, step_s);  // a checkpoint is taken between steps
   const double cycle_s = interval_s + checkpoint_write_s;
   const double lost = (restart_s + cycle_s / 2.0) / mtbf_s;
   return std::max(0.0, interval_s / cycle_s * (1.0 - lost));
@@ -204,7 +206,7 @@ std::string params_text(double params) {
 }
 
 std::string value_text(const ReportFigure& f) {
-  if (f.unit == "%") return pct(f.value);
+  if (f.unit == "fraction") return pct(f.value);
   if (f.unit.empty()) return num(f.value);
   return num(f.value) + " " + f.unit;
 }
@@ -423,7 +425,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
                  fig("bubble_s", "pipeline bubble", t.bubble_s, "s", 9),
                  fig("comm_exposed_s", "exposed communication",
                      t.tp_comm_s + t.cp_comm_s + t.ep_comm_s + t.pp_comm_s + t.dp_comm_s, "s", 9),
-                 fig("mfu", "MFU", plan.mfu, "%", 10),
+                 fig("mfu", "MFU", plan.mfu, "fraction", 10),
                  fig("tflops_per_gpu", "model TFLOP/s per GPU", plan.tflops_per_gpu, "", 10),
                  fig("tokens_per_day", "tokens per day", tokens_per_day, "", 11)};
     if (budget > 0) {
@@ -445,10 +447,12 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
   const bool rate_given = scenario.report.failures_per_gpu_hour > 0;
   const double lambda = rate_given ? scenario.report.failures_per_gpu_hour : llama3_failures_per_gpu_hour();
   const double mtbf = job_mtbf_s(lambda, gpus);
-  const double interval = young_daly_interval_s(write_s, mtbf);
+  // At least one step between checkpoints: a checkpoint is taken between steps.
+  const double step_s = plan.timed ? plan.step_time_s : 0.0;
+  const double interval = std::max(young_daly_interval_s(write_s, mtbf), step_s);
   const bool restart_given = scenario.report.restart_overhead_s.has_value();
   const double restart = scenario.report.restart_overhead_s.value_or(kRestartOverheadS) + write_s;
-  const double goodput = goodput_fraction(interval, write_s, restart, mtbf);
+  const double goodput = goodput_fraction(interval, write_s, restart, mtbf, step_s);
   {
     ReportSection s;
     s.id = "reliability";
@@ -469,7 +473,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
                      "min", 23, "the first-order τ is used below"),
                  fig("restart_s", "restart time R", restart, "s", 22,
                      restart_given ? "the scenario's report.restart_s + read-back" : ""),
-                 fig("goodput", "goodput", goodput, "%", 18)};
+                 fig("goodput", "goodput", goodput, "fraction", 18)};
     if (budget > 0 && goodput > 0 && plan.timed) {
       const double wall_days = days / goodput;
       s.figures.push_back(fig("wall_clock_days", "wall-clock days with failures", wall_days, "days", 19));
@@ -484,12 +488,15 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
     ReportSection s;
     s.id = "network";
     s.title = "The network this needs";
+    // NVLink groups are what the domain holds (72 GPUs on an NVL72 rack, one host on DGX); the
+    // rails are the host's NICs, one per GPU position.
     const int gpn = cluster.gpus_per_node;
+    const int domain = cluster.nvlink_domain_gpus;
     const int nodes = (gpus + gpn - 1) / gpn;
     std::vector<std::string> inside, across;
     auto classify = [&](const char* name, int size, Axis axis) {
       if (size <= 1) return;
-      (place_group(p, gpn, axis).crosses_nodes() ? across : inside).push_back(name);
+      (place_group(p, domain, axis).crosses_nodes() ? across : inside).push_back(name);
     };
     classify("TP", p.tp, Axis::kTp);
     classify("CP", p.cp, Axis::kCp);
@@ -502,21 +509,38 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
       return out.empty() ? std::string("none") : out;
     };
     const double used = plan.step_time_s > 0 ? network_total / plan.step_time_s : 0.0;
-    s.text = "NVLink domain: " + std::to_string(gpn) + " GPUs per node (" +
-             num(cluster.gpu.nvlink_bytes_per_s / gb) + " GB/s per GPU each way); groups inside it: " +
-             join(inside) + ". Scale-out: a rail-optimised fabric of " + std::to_string(gpn) +
-             " rails (GPU i of every node on leaf switch group i), one " +
-             num(cluster.gpu.network_bytes_per_s / gb) + " GB/s NIC per GPU, " + std::to_string(nodes) +
-             " nodes; groups across it: " + join(across) + "." +
-             (p.ep > 1 && place_group(p, gpn, Axis::kEp).crosses_nodes()
+    const std::string domain_text =
+        domain > gpn ? std::to_string(domain) + " GPUs (" + std::to_string(domain / gpn) +
+                           " hosts of " + std::to_string(gpn) + ")"
+                     : std::to_string(domain) + " GPUs per node";
+    const std::string fabric_text =
+        cluster.rail_optimized
+            ? "a rail-optimised fabric of " + std::to_string(gpn) +
+                  " rails (GPU i of every node on leaf switch group i), one "
+            : "a fabric that is not rail-optimised (cluster.network.rail_optimized: each node's "
+              "NICs share its leaf, so traffic between nodes may cross NIC indices and the "
+              "spine), one ";
+    const std::string oversubscribed =
+        cluster.oversubscription > 1
+            ? " The uplinks are " + num(cluster.oversubscription) +
+                  ":1 oversubscribed: the per-GPU figure above is the NIC's share after it."
+            : "";
+    const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
+    s.text = "NVLink domain: " + domain_text + " (" + num(cluster.gpu.nvlink_bytes_per_s / gb) +
+             " GB/s per GPU each way); groups inside it: " + join(inside) + ". Scale-out: " +
+             fabric_text + num(cluster.gpu.network_bytes_per_s / gb) + " GB/s NIC per GPU, " +
+             std::to_string(nodes) + " nodes; groups across it: " + join(across) + "." +
+             oversubscribed +
+             (p.ep > 1 && ep_group.crosses_nodes()
                   ? " The EP all-to-all sends to every node of its group, not only along a rail: the "
                     "fabric needs full bisection bandwidth (a non-blocking fat tree) or PXN routing "
                     "through NVLink to the right rail."
                   : "");
-    s.figures = {fig("nvlink_domain_gpus", "NVLink domain", gpn, "GPUs", 0),
+    s.figures = {fig("nvlink_domain_gpus", "NVLink domain", domain, "GPUs", 0),
                  fig("nvlink_gbytes_per_s", "NVLink per GPU, each way", cluster.gpu.nvlink_bytes_per_s / gb, "GB/s", 0),
                  fig("nodes", "nodes", nodes, "", 0),
-                 fig("rails", "rails", gpn, "", 0),
+                 fig("rails", "rails", cluster.rail_optimized ? gpn : 0, "", 0,
+                     cluster.rail_optimized ? "" : "not rail-optimised"),
                  fig("nic_gbytes_per_s", "NIC per GPU, each way", cluster.gpu.network_bytes_per_s / gb, "GB/s", 0),
                  fig("network_used_gbytes_per_s", "network used per GPU (step average)", used / gb, "GB/s", 20,
                      pct(cluster.gpu.network_bytes_per_s > 0 ? used / cluster.gpu.network_bytes_per_s : 0) +

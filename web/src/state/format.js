@@ -63,9 +63,9 @@ export function fmtReportNumber(v) {
   if (a >= 0.01) return v.toFixed(3);
   return v.toExponential(2).replace(/e([+-])(\d)$/, 'e$10$2');
 }
-/** A report figure's value with its unit ('%' figures are fractions; 1000 GB and up in TB). */
+/** A report figure's value with its unit ('fraction' figures print as percentages; 1000 GB and up in TB). */
 export function fmtReportValue(value, unit) {
-  if (unit === '%') return fmtPct(value);
+  if (unit === 'fraction') return fmtPct(value);
   if (unit === 'GB' && finite(value) && Math.abs(value) >= 1000) return `${fmtReportNumber(value / 1000)} TB`;
   return unit ? `${fmtReportNumber(value)} ${unit}` : fmtReportNumber(value);
 }

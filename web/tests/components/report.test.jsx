@@ -120,7 +120,7 @@ describe('ReportPanel with hand-made data', () => {
     report: {
       title: 'Design report: <img src=x onerror=alert(1)>', summary: 'S',
       sections: [{ id: 'reliability', title: 'Checkpoints', text: '**Not feasible** unless `report.restart_s` is set; see [[2]](#f-2).',
-        figures: [{ key: 'goodput', label: 'goodput', value: 0.9, unit: '%', formula: 2 },
+        figures: [{ key: 'goodput', label: 'goodput', value: 0.9, unit: 'fraction', formula: 2 },
           { key: 'nodes', label: 'nodes', value: 128, unit: '', formula: 0, note: 'given' }] }],
       formulas: [{ number: 2, name: 'Goodput', expression: 'τ/(τ+δ)', source: 'Daly 2006' }],
       assumptions: ['A `x` assumption.'],

@@ -70,9 +70,11 @@ double daly_interval_s(double checkpoint_write_s, double mtbf_s);
  * model: τ/(τ + δ) · (1 − (R + (τ + δ)/2) / M). Checkpointing costs δ every τ of work; each
  * failure (one per M) loses half an interval on average plus the restart time R.
  * Example: τ = 1138 s, δ = 60 s, R = 660 s, M = 10800 s: 0.9499 · (1 − 1259/10800) = 0.8392.
+ * A checkpoint falls between steps, so τ is at least one step (`step_s`); when M is no longer
+ * than a step, a failure comes on average before any step ends and goodput is 0.
  */
 double goodput_fraction(double interval_s, double checkpoint_write_s, double restart_s,
-                        double mtbf_s);
+                        double mtbf_s, double step_s = 0.0);
 
 /// Bytes one GPU sends per optimizer step for one parallel axis, split by link.
 struct AxisTraffic {
@@ -100,7 +102,7 @@ struct ReportFigure {
   std::string key;    ///< stable JSON key with its unit ("checkpoint_gb")
   std::string label;  ///< human label
   double value = 0;
-  std::string unit;   ///< "GB", "s", "days", "" ...
+  std::string unit;   ///< "GB", "s", "days", "fraction" (0..1, shown as a percentage), "" ...
   int formula = 0;    ///< formula number; 0 = an input or a stated assumption
   std::string note;   ///< short qualifier shown after the number
 };
