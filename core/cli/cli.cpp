@@ -457,6 +457,8 @@ void check_pointer_target(const json& scenario, const std::string& pointer, cons
     } else if (node && node->is_object()) {
       const auto it = node->find(token);
       node = it == node->end() ? nullptr : &*it;
+    } else if (!node || node->is_null()) {
+      node = nullptr;  // a key nlohmann creates: what follows starts empty
     } else {
       break;  // a string or number on the way: set_field's own error names it
     }

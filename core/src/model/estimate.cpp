@@ -441,7 +441,9 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   // DeepSpeed's ZeRO-3 gathers each parameter with flat all-gathers over the whole DP group:
   // Narayanan et al. 2021 Table 2 shows its step time flat from 384 to 1,536 GPUs, as when
   // every GPU's own NIC carries the whole (n−1)/n of the weights, not 1/k of them.
-  const bool flat_gathers = training.framework == Framework::kDeepSpeed && p.zero >= 3;
+  // Inside one NVLink domain the same flat gather stays on NVLink (a single-node ZeRO-3 run).
+  const bool flat_gathers = training.framework == Framework::kDeepSpeed && p.zero >= 3 &&
+                            (dp_group.crosses_nodes() || edp_group.crosses_nodes());
   const GroupPlacement gather_group = flat_gathers ? place_ranks(gpn, dp_group.size, gpn) : dp_group;
   const GroupPlacement gather_edp = flat_gathers ? place_ranks(gpn, edp_group.size, gpn) : edp_group;
   auto reduce = [&](double bytes_per_param, const GroupPlacement& dense_group,

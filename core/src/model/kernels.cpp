@@ -89,8 +89,11 @@ std::size_t GemmMemo::ShapeHash::operator()(const Shape& s) const {
 static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
                                 double batch) {
   const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
-  const double rate = peak_flops_per_s(device.gpu, precision) * device.mamf_fraction(precision) *
-                      device.arch.gemm_in_step * device.gpu.legacy_gemm_scale;
+  // Never above the peak: a schema-v1 gemm_efficiency above v1's default scales the rate up
+  // (legacy_gemm_scale > 1), and past the peak it priced MFU above 100% (a fuzz finding).
+  const double peak = peak_flops_per_s(device.gpu, precision);
+  const double rate = std::min(peak, peak * device.mamf_fraction(precision) * device.arch.gemm_in_step *
+                                         device.gpu.legacy_gemm_scale);
   const int sms = device.sm_count();
   double utilisation = 0;
   for (const Tile& tile : kTiles) {
@@ -116,8 +119,10 @@ double gemm_s(double m, double n, double k, const Device& device, Precision prec
 static double flash_rate(double keys, double qk_dim, const Device& device) {
   const ArchitectureCalibration& a = device.arch;
   const double head_dim_factor = 1.25 * qk_dim / (qk_dim + 32.0);
-  return device.gpu.bf16_flops_per_s * a.attention_peak_fraction * a.attention_in_step *
-         device.gpu.legacy_attention_scale * keys / (keys + a.attention_half_keys) * head_dim_factor;
+  return std::min(device.gpu.bf16_flops_per_s,  // never above the peak (see gemm_unmemoised_s)
+                  device.gpu.bf16_flops_per_s * a.attention_peak_fraction * a.attention_in_step *
+                      device.gpu.legacy_attention_scale * keys / (keys + a.attention_half_keys) *
+                      head_dim_factor);
 }
 
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
