@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pplan/io/api.h"
+#include "../support/golden.h"
 #include "../support/scenario_files.h"
 
 namespace pplan {
@@ -50,13 +51,15 @@ TEST_P(Golden, ResponseMatchesTheReviewedFile) {
   const std::string golden_path = testing::source_path("tests/golden/responses/" + name + ".json");
   const std::string actual = normalised_response(name);
   EXPECT_NE(actual.find("\"ok\": true"), std::string::npos) << actual.substr(0, 400);
-  if (std::getenv("UPDATE_GOLDEN")) {
+  if (testing::update_golden()) {
     fs::create_directories(fs::path(golden_path).parent_path());
     std::ofstream(golden_path, std::ios::binary) << actual;
     GTEST_SKIP() << "wrote " << golden_path;
   }
   ASSERT_TRUE(fs::exists(golden_path)) << "no golden file; run with UPDATE_GOLDEN=1 and review it";
-  EXPECT_EQ(actual, testing::read_text(golden_path)) << "regenerate with UPDATE_GOLDEN=1 and review";
+  const std::string golden = testing::read_text(golden_path);
+  EXPECT_EQ(actual, golden) << testing::golden_review(golden, actual)
+                            << "regenerate with UPDATE_GOLDEN=1 and review";
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, Golden, ::testing::ValuesIn(example_names()),

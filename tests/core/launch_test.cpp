@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/golden.h"
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -1152,7 +1154,7 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
         {"micro_batch", 1},
         {"recompute", "full"},
         {"zero", 3}}}};
-  const bool update = std::getenv("UPDATE_GOLDEN") != nullptr;
+  const bool update = pplan::testing::update_golden();
   const std::string dir = std::string(PPLAN_SOURCE_DIR) + "/tests/golden/launch/";
   int compared = 0;
   for (const auto& [name, scenario] : scenarios) {
@@ -1180,7 +1182,7 @@ TEST(LaunchGolden, ExamplesMatchGoldenFiles) {
       ASSERT_FALSE(expected.empty())
           << "missing golden file " << path << " (run with UPDATE_GOLDEN=1)";
       EXPECT_EQ(mask_model_numbers(actual), mask_model_numbers(expected))
-          << path << "\nIf the change is intended, regenerate with "
+          << path << "\n" << pplan::testing::golden_review(expected, actual) << "If the change is intended, regenerate with "
           << "UPDATE_GOLDEN=1 tests/pplan_tests_launch --gtest_filter=LaunchGolden* and review the "
              "diff.";
       ++compared;

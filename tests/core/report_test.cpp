@@ -2,6 +2,8 @@
 // Markdown for the example scenarios (UPDATE_GOLDEN=1 regenerates tests/golden/report/).
 #include <gtest/gtest.h>
 
+#include "../support/golden.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -212,12 +214,13 @@ TEST_P(ReportGolden, MatchesTheGoldenMarkdown) {
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   const std::string md = r["markdown"].get<std::string>();
   const std::string golden = source_path("tests/golden/report/" + example + ".md");
-  const char* update = std::getenv("UPDATE_GOLDEN");
-  if (update && std::string(update) == "1") {
+  if (testing::update_golden()) {
     std::ofstream(golden, std::ios::binary) << md;
     GTEST_SKIP() << "regenerated " << golden;
   }
-  EXPECT_EQ(md, read_text(golden)) << "golden differs: UPDATE_GOLDEN=1 ctest -R ReportGolden, then review git diff";
+  const std::string expected = read_text(golden);
+  EXPECT_EQ(md, expected) << testing::golden_review(expected, md)
+                          << "golden differs: UPDATE_GOLDEN=1 ctest -R ReportGolden, then review git diff";
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, ReportGolden,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace pplan::validation {
@@ -150,7 +151,7 @@ double calibration_objective(const std::vector<PublishedCase>& published,
 
 Calibration fit_calibration(const std::vector<PublishedCase>& all_published,
                             const std::vector<MeasuredCase>& measured, const Calibration& start,
-                            const std::string& excluded_group, int rounds) {
+                            const std::string& excluded_group, int rounds, int iterations) {
   const std::vector<PublishedCase> published = without_group(all_published, excluded_group);
   Calibration current = start;
   tie_shared(current);
@@ -169,9 +170,53 @@ Calibration fit_calibration(const std::vector<PublishedCase>& all_published,
       options.fixed_plans = &plans;
       return fit_objective(run_published(published, options), run_measured(measured, options));
     };
-    current = from_vector(base, nelder_mead(to_vector(base), objective, 150));
+    current = from_vector(base, nelder_mead(to_vector(base), objective, iterations));
   }
   return current;
+}
+
+Calibration fit_anchor(const Calibration& base) {
+  Calibration anchor = base;
+  for (const FittedConstant& f : fitted_constants()) {
+    *f.get(anchor) = f.lo > 0 ? std::sqrt(f.lo * f.hi) : 0.5 * (f.lo + f.hi);
+  }
+  tie_shared(anchor);
+  return anchor;
+}
+
+const std::vector<double>& fit_start_multiples() {
+  static const std::vector<double> kMultiples = {0.5, 0.8, 1.0, 1.25, 2.0};
+  return kMultiples;
+}
+
+Calibration fit_from_starts(const std::vector<PublishedCase>& published,
+                            const std::vector<MeasuredCase>& measured, const Calibration& base,
+                            std::vector<FitStart>* starts) {
+  const Calibration anchor = fit_anchor(base);
+  std::optional<FitStart> best;
+  for (const double multiple : fit_start_multiples()) {
+    std::vector<double> x = to_vector(anchor);
+    for (double& v : x) v *= multiple;
+    const Calibration fitted = fit_calibration(published, measured, from_vector(anchor, x), "", 3, 300);
+    const FitStart outcome{multiple, calibration_objective(published, measured, fitted), fitted};
+    if (starts) starts->push_back(outcome);
+    if (!best || outcome.objective < best->objective) best = outcome;
+  }
+  // Polish: Nelder–Mead's simplex shrinks as it goes; a fresh one from the best point checks
+  // that no nearby point is better.
+  const Calibration polished = fit_calibration(published, measured, best->calibration, "", 2, 300);
+  return calibration_objective(published, measured, polished) < best->objective ? polished
+                                                                                 : best->calibration;
+}
+
+std::vector<MeasuredRun> measured_held_out(const std::vector<PublishedCase>& published,
+                                           const std::vector<MeasuredCase>& measured,
+                                           const Calibration& base, Calibration* fitted) {
+  const Calibration without = fit_from_starts(published, {}, base);
+  if (fitted) *fitted = without;
+  RunOptions options;
+  options.calibration = &without;
+  return run_measured(measured, options);
 }
 
 std::vector<CaseRun> leave_one_source_out(const std::vector<PublishedCase>& published,

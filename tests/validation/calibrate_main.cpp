@@ -1,7 +1,10 @@
 // pplan_calibrate: fits the time model's fitted constants over the public runs in tests/data/.
 //   pplan_calibrate fit            print the fitted constants beside the committed ones
 //   pplan_calibrate fit --write    write them into core/presets/calibration/calibration.json
-//   pplan_calibrate loso           leave-one-source-out: each source predicted by the fit without it
+//   pplan_calibrate loso           leave-one-source-out: each source predicted by the fit without it,
+//                                  vTrain's measured runs too
+// The fit starts from fixed points (calibrate.h fit_anchor), never from the committed values:
+// what it writes is what ctest's rerun finds.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -37,7 +40,14 @@ int main(int argc, char** argv) {
     const nlohmann::ordered_json document = nlohmann::ordered_json::parse(read_file_text(calibration_path));
     const Calibration committed = parse_calibration(nlohmann::json::parse(read_file_text(calibration_path)), calibration_path);
     if (command == "fit") {
-      Calibration fitted = fit_calibration(published, measured, committed);
+      std::vector<FitStart> starts;
+      Calibration fitted = fit_from_starts(published, measured, committed, &starts);
+      for (const FitStart& start : starts) {
+        std::printf("start %.2f x anchor: objective %.6f\n", start.multiple, start.objective);
+      }
+      std::printf("committed: objective %.6f; kept: objective %.6f\n",
+                  calibration_objective(published, measured, committed),
+                  calibration_objective(published, measured, fitted));
       for (const FittedConstant& f : fitted_constants()) *f.get(fitted) = rounded(*f.get(fitted));
       fitted.ampere.attention_in_step = fitted.blackwell.attention_in_step = fitted.hopper.attention_in_step;
       Calibration copy = committed;
@@ -60,6 +70,15 @@ int main(int argc, char** argv) {
       }
       std::printf("leave-one-source-out: median %.1f%%, within 15%% %.1f%%, efficiency rank %.2f\n",
                   100 * s.primary.median, 100 * s.primary.within15, s.efficiency_spearman);
+      Calibration without;
+      const MeasuredScore m = score_measured(measured_held_out(published, measured, committed, &without));
+      std::printf("vTrain held out: mean %.1f%%, bias %+.1f%%, median %.1f%% (fit without it:",
+                  100 * m.mean, 100 * m.bias, 100 * m.median);
+      Calibration copy = committed;
+      for (const FittedConstant& f : fitted_constants()) {
+        std::printf(" %s %.4g -> %.4g", f.name, *f.get(copy), *f.get(without));
+      }
+      std::printf(")\n");
       return 0;
     }
     std::fprintf(stderr, "usage: pplan_calibrate fit [--write] | loso\n");

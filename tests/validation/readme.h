@@ -24,9 +24,12 @@ std::string replace_block(const std::string& markdown, const std::string& comman
 /// The README's accuracy section as Markdown (`pplan_accuracy readme`): the primary figure over
 /// every published run, by source, leave-one-source-out (`loso`: each case predicted by the fit
 /// that did not see its source), Korthikanti 2022 Table 5 run by run, vTrain's measured
-/// single-node runs, and every case beyond 15%. Deterministic: no timings, rounded as printed.
+/// single-node runs (and `measured_loso`: predicted by the fit that did not see them, with
+/// `held_out_moves` saying how that fit's constants differ), and every case beyond 15%. Deterministic: no timings, rounded as printed.
 std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& loso,
-                              const std::vector<MeasuredRun>& measured);
+                              const std::vector<MeasuredRun>& measured,
+                              const std::vector<MeasuredRun>& measured_loso,
+                              const std::string& held_out_moves = "");
 
 /// accuracy_markdown over the data in `data_dir` (published-runs.json, vtrain-single-node.json),
 /// the leave-one-source-out fit starting from the committed constants.

@@ -57,8 +57,11 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
  * GPU when there are fewer tiles than SMs (NVIDIA, "Matrix Multiplication Background User's
  * Guide" §3.1–3.2, tile and wave quantization). Memory: operands (2 bytes in BF16, 1 in FP8)
  * and the BF16 result cross HBM once, added to the compute time, not hidden behind it.
- * Checked against DeepGEMM's published H800 FP8 table (deepseek-ai/DeepGEMM README at 55ab91f):
- * 4096×24576×1536 comes out at 1128 TFLOP/s (published 1125), 4096×2112×7168 at 992 (1009).
+ * Checked against DeepGEMM's published H800 FP8 table (deepseek-ai/DeepGEMM README at 55ab91f,
+ * 1125 TFLOP/s at 4096×24576×1536 and 1009 at 4096×2112×7168): at gemm_in_step 0.9867 the model
+ * gives 1019 and 885, 9–12% low, because it adds the HBM pass in series where DeepGEMM streams it
+ * under the math, and the deep shape takes a fifth, mostly empty wave of 128×128 tiles.
+ * tests/core/time_kernels_test.cpp derives both and holds the shipped presets within 15%.
  */
 double gemm_s(double m, double n, double k, const Device& device, Precision precision,
               double batch = 1.0);
@@ -67,7 +70,9 @@ double gemm_s(double m, double n, double k, const Device& device, Precision prec
  * Forward seconds of flash attention for `queries` query tokens, each attending to `keys`
  * keys (causal: half of them on average), `heads` heads of `qk_dim`/`v_dim` dims: executed
  * FLOPs 2·queries·heads·(qk_dim + v_dim)·keys·(½ if causal) at
- *   peak_bf16 · attention_peak_fraction · keys / (keys + attention_half_keys) · head-dim factor,
+ *   peak_bf16 · attention_peak_fraction · attention_in_step · keys / (keys + attention_half_keys)
+ *   · head-dim factor (attention_in_step: the fitted share of the kernel benchmark a training
+ *   step reaches, calibration.json),
  * head-dim factor = 1.25·d/(d + 32) (1 at d = 128, 0.83 at 64, 1.11 at 256). Sources: Shah et
  * al. 2024 (FlashAttention-3) Fig. 5–7 causal curves on H100 (292 → 616 TFLOP/s from 512 to
  * 16K tokens at d = 128); Dao 2023 (FlashAttention-2) on A100.
