@@ -18,7 +18,7 @@
 
 #include "../support/launch_requests.h"
 #include "../support/scenario_files.h"
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/search/search.h"
 #include "pplan/specs.h"
 
@@ -62,7 +62,7 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 /// A pinned scenario: model preset (or object), GPU preset, the parallel fields and the
-/// training framework (empty: the GPU's default, model/framework.h), whose switch defaults
+/// training framework (empty: the GPU's default, framework/framework.h), whose switch defaults
 /// apply. torchtitan's FP8 is current scaling, so FP8 plans for it say so.
 json pinned(const json& model, const std::string& gpu, int gpus, int seq, int batch,
             const std::string& precision, const json& parallel,
@@ -328,7 +328,7 @@ json ds_config(const std::string& text) { return json::parse(heredoc(text, "ds_c
 TEST(DeepSpeedLaunch, FlashAttentionFlagFollowsThePricedAttention) {
   // Megatron-DeepSpeed 4efb479d megatron/arguments.py: --use-flash-attn-v2; without it the
   // core attention materialises the scores, which pplan prices only with flash_attention off.
-  // DeepSpeed's own default is off (model/framework.h [5]); a scenario may turn it on.
+  // DeepSpeed's own default is off (framework/framework.h [5]); a scenario may turn it on.
   json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1), "deepspeed");
   EXPECT_FALSE(contains(text_of(s, "deepspeed"), "--use-flash-attn-v2"));
   s["training"]["flash_attention"] = true;
@@ -357,7 +357,7 @@ TEST(DeepSpeedLaunch, ZeroZeroWithPipelinePartitionsTheOptimizer) {
 TEST(DeepSpeedLaunch, GradientDtypeFollowsGradReduceInFp32) {
   // engine.py get_data_types: grad_accum_dtype defaults to the model dtype (bf16);
   // communication_data_type defaults to bf16 with bf16 on. DeepSpeed's framework default is
-  // bf16 gradients (model/framework.h [6]); a scenario may ask for fp32.
+  // bf16 gradients (framework/framework.h [6]); a scenario may ask for fp32.
   for (int zero : {1, 2, 3}) {
     json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, zero), "deepspeed");
     json config = ds_config(text_of(s, "deepspeed"));
@@ -380,7 +380,7 @@ TEST(DeepSpeedLaunch, GradientDtypeFollowsGradReduceInFp32) {
 
 TEST(DeepSpeedLaunch, OverlapCommFollowsThePricedOverlap) {
   // zero/config.py: overlap_comm defaults to true only for stage 3, as DeepSpeed's pricing does
-  // (model/framework.h overlaps_grad_reduce); ZeRO-1/2 overlap only when the scenario asks.
+  // (framework/framework.h overlaps_grad_reduce); ZeRO-1/2 overlap only when the scenario asks.
   const auto overlap_comm = [](const json& s) {
     return ds_config(text_of(s, "deepspeed"))["zero_optimization"]["overlap_comm"].get<bool>();
   };
@@ -453,7 +453,7 @@ TEST(NemoLaunch, DeepSeekRecipeRunsThePricedModelAndOptimizer) {
   EXPECT_TRUE(contains(text, "use_mtp=False")) << text;
   EXPECT_FALSE(contains(text, "DeepEPCallback"));
   // The callbacks are replaced: timing, plus the TP-overlap callback the plan is priced with
-  // (Megatron-Core on H100: tp_comm_overlap with SP, model/framework.h [1]).
+  // (Megatron-Core on H100: tp_comm_overlap with SP, framework/framework.h [1]).
   EXPECT_TRUE(contains(text, "recipe.trainer.callbacks = [run.Config(TimingCallback), "
                              "run.Config(MegatronCommOverlapCallback, tp_comm_overlap=True"));
   EXPECT_TRUE(contains(text, "recipe.optim.config.use_precision_aware_optimizer = False"));
@@ -619,7 +619,7 @@ TEST(NcclTestsLaunch, CollectivesMoveTheBytesPplanPrices) {
   // pplan prices FP8 plans with bf16 weights beside Transformer Engine's FP8 copies (memory.h):
   // the weights are all-gathered in bf16, 2 bytes each, and no format asks for
   // --fp8-param-gather. Gradients move in the priced dtype: bf16 (2 bytes) under Megatron-Core
-  // (NVIDIA's recipes: grad_reduce_in_fp32 False, model/framework.h [1]), fp32 (4) under
+  // (NVIDIA's recipes: grad_reduce_in_fp32 False, framework/framework.h [1]), fp32 (4) under
   // Megatron-LM's default. Llama 3 8B over tp 8 x pp 2: ~0.5e9 parameters per GPU, below the
   // 8 GB cap of a benchmark.
   json s = pinned("llama3-8b", "h100-sxm", 32, 8192, 64, "fp8", grid(8, 2, 2, 1));
@@ -703,7 +703,7 @@ TEST(LaunchScripts, EmptyArraysExpandSafelyUnderSetU) {
 
 // ---------------------------------------------------------------------------------------
 // Model v2 (issue 11): every format runs the training switches the engine resolved
-// (training.framework defaults, model/framework.h, plus the scenario's overrides).
+// (training.framework defaults, framework/framework.h, plus the scenario's overrides).
 
 /// Llama 3 8B on 16 H100s, TP 2 with SP, ZeRO-1: the workhorse of these tests.
 json llama8b(const std::string& framework = "", int zero = 1) {

@@ -18,7 +18,7 @@
 #include "pplan/io/api.h"
 #include "pplan/model/estimate.h"
 #include "pplan/io/json_io.h"
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/launch/layout.h"
 #include "pplan/report/design_report.h"
 #include "pplan/report/explain.h"

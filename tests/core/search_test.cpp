@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/scenario_files.h"
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/report/explain.h"
 #include "pplan/search/search.h"
 

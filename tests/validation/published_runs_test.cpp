@@ -17,7 +17,7 @@
 
 #include "../support/scenario_files.h"
 #include "calibrate.h"
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/search/search.h"
 
 namespace pplan::validation {

@@ -15,7 +15,7 @@ enum class Activation { kGelu, kSwiglu };
 enum class Precision { kBf16, kFp8 };
 /// Activation recomputation (Korthikanti et al. 2022): none, attention core only, whole layer.
 enum class Recompute { kNone, kSelective, kFull };
-/// The training stack (model/framework.h): it sets the defaults of every switch below.
+/// The training stack (framework/framework.h): it sets the defaults of every switch below.
 enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// How FP8 GEMM inputs are scaled (Transformer Engine recipes): one scale per tensor from an
 /// amax history (delayed), from the tensor itself (current / tensorwise), or per block

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "pplan/model/architecture.h"
-#include "pplan/model/framework.h"
+#include "pplan/framework/framework.h"
 #include "pplan/text.h"
 #include "pplan/units.h"
 #include "presets_data.h"
@@ -846,7 +846,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     s.training.global_batch = r.integer("global_batch", 1, kMaxBatch);
     s.training.precision =
         static_cast<Precision>(r.optional_choice("precision", kPrecisions).value_or(0));
-    // The framework sets every switch; each may be overridden (model/framework.h).
+    // The framework sets every switch; each may be overridden (framework/framework.h).
     const auto framework = r.optional_choice("framework", kFrameworks);
     s.training = with_framework_defaults(
         s.training, framework ? static_cast<Framework>(*framework) : default_framework(s.cluster.gpu),
@@ -854,7 +854,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     TrainingSpec& t = s.training;
     // A GeLU model that does not say: dropout where the framework's default has it
     // (Megatron-LM and Megatron-DeepSpeed: --hidden-dropout and --attention-dropout 0.1);
-    // NVIDIA's recipes and torchtitan train without (model/framework.h).
+    // NVIDIA's recipes and torchtitan train without (framework/framework.h).
     if (!s.model.dropout_given && s.model.activation == Activation::kGelu) {
       s.model.dropout = framework_default_dropout(t.framework);
     }

@@ -1,7 +1,7 @@
 // Launch configurations: the dispatcher, the environment block, the comment header and the
 // refusal script. The formats live in launch_megatron.cpp (Megatron-LM, SLURM),
 // launch_torchtitan.cpp, launch_deepspeed.cpp, launch_nemo.cpp and launch_nccl_tests.cpp; what
-// each framework can run is decided in framework_rules.cpp. Facts: the frameworks' own
+// each framework can run is decided in framework/rules.cpp. Facts: the frameworks' own
 // sources, cited where used.
 #include "pplan/launch/launch.h"
 
@@ -12,7 +12,7 @@
 #include "detail_launch.h"
 #include "pplan/io/json_io.h"
 #include "pplan/launch/layout.h"
-#include "pplan/model/framework.h"
+#include "pplan/framework/framework.h"
 #include "pplan/text.h"
 #include "pplan/units.h"
 

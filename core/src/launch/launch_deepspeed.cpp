@@ -1,7 +1,7 @@
 // DeepSpeed JSON config with Megatron-DeepSpeed flags. Keys: DeepSpeed edaa7221
 // deepspeed/runtime/config.py, constants.py, zero/config.py; flags: Megatron-DeepSpeed
 // 4efb479d megatron/arguments.py. What DeepSpeed cannot run as priced is refused in
-// framework_rules.cpp.
+// framework/rules.cpp.
 #include <sstream>
 
 #include "detail_launch.h"

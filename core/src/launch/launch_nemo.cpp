@@ -184,7 +184,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
         "not supported by Megatron-FSDP (recipes/llama3_8b.py)");
     set("trainer.strategy.save_ckpt_format", "\"fsdp_dtensor\"");
   }
-  // The resolved training switches (model/framework.h), as priced.
+  // The resolved training switches (framework/framework.h), as priced.
   set("trainer.strategy.ddp.overlap_grad_reduce", py_bool(f.grad_overlap));
   set("trainer.strategy.ddp.overlap_param_gather", py_bool(f.param_overlap));
   set("trainer.strategy.ddp.grad_reduce_in_fp32", py_bool(f.grad_fp32),

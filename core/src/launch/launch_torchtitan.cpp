@@ -2,7 +2,7 @@
 // the TOML job config it replaced (238fa995, the parent of PR #2386). Keys, types and defaults:
 // torchtitan/config/configs.py, trainer.py and the registries at b5bcd76c;
 // torchtitan/config/job_config.py at 238fa995. What torchtitan cannot run as priced is refused
-// in framework_rules.cpp; both use the helpers of detail_launch.h.
+// in framework/rules.cpp; both use the helpers of detail_launch.h.
 #include <sstream>
 
 #include "detail_launch.h"
@@ -74,7 +74,7 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   out << "def pplan_plan() -> Trainer.Config:\n";
   out << "    config = base_config()\n";
   // torch.compile of the model fuses kernels pplan prices as eager PyTorch (the host cost per
-  // kernel, model/framework.h); async TP needs it (b5bcd76c configs.py CompileConfig).
+  // kernel, framework/framework.h); async TP needs it (b5bcd76c configs.py CompileConfig).
   if (f.tp_overlap) {
     out << "    # Async TP pipelines the TP collectives with the GEMMs, as priced; it needs the "
            "model compiled,\n";

@@ -4,7 +4,7 @@
 
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
-#include "pplan/model/framework.h"
+#include "pplan/framework/framework.h"
 #include "pplan/model/placement.h"
 
 namespace pplan {

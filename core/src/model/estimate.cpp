@@ -7,7 +7,7 @@
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
 #include "pplan/model/compute.h"
-#include "pplan/model/framework.h"
+#include "pplan/framework/framework.h"
 #include "pplan/model/kernels.h"
 #include "pplan/model/memory.h"
 #include "pplan/model/placement.h"
@@ -430,7 +430,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   }
 
   // Data parallel. Gradients are reduced in the framework's gradient dtype; weights gathered
-  // in BF16. What overlaps with what follows the scenario's switches (model/framework.h).
+  // in BF16. What overlaps with what follows the scenario's switches (framework/framework.h).
   const TrainingSpec& training = scenario.training;
   const ModelStateBytes state_bytes = model_state_bytes(scenario, p.zero);
   const double grad_bytes = state_bytes.gradients;

@@ -6,7 +6,7 @@
 #include <map>
 #include <tuple>
 
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/model/estimate.h"
 #include "pplan/model/pipeline.h"
 

@@ -1,6 +1,6 @@
 #include "pplan/search/search.h"
 
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/model/memory.h"
 
 #include <algorithm>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 #include "pplan/model/estimate.h"
 #include "pplan/specs.h"
 

@@ -1,4 +1,4 @@
-#include "pplan/model/framework.h"
+#include "pplan/framework/framework.h"
 
 namespace pplan {
 

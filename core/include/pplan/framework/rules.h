@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "pplan/model/pipeline.h"
 #include "pplan/specs.h"
+#include "pplan/stage_split.h"
 
 namespace pplan {
 
@@ -30,7 +30,7 @@ const char* framework_name(LaunchFramework framework);
 /**
  * The rules the search keeps to for a scenario's training.framework (specs.h): megatron-core ->
  * kNemo, because its switch defaults are those of NVIDIA's NeMo / Megatron-Bridge recipes
- * (model/framework.h [1]) and NeMo is where those recipes run; megatron-lm -> kMegatron
+ * (framework/framework.h [1]) and NeMo is where those recipes run; megatron-lm -> kMegatron
  * (pretrain_gpt.py's own defaults, [2]); deepspeed -> kDeepSpeed; torchtitan -> kTorchtitan
  * (the current config registry). NeMo and Megatron-LM share every rule (both run Megatron-Core).
  */
@@ -48,7 +48,7 @@ LaunchFramework launch_framework_of(Framework framework);
  * recompute) as priced.
  * NeMo has no rules of its own: every model runs from a recipe whose architecture, MoE block and
  * plan pplan overrides in full. Empty = the generated configuration runs the priced plan.
- * Each rule cites the framework file and commit it comes from (framework_rules.cpp).
+ * Each rule cites the framework file and commit it comes from (framework/rules.cpp).
  *
  * Codes: launch.world_size_mismatch, launch.partial_node, launch.ep_without_moe,
  * launch.ep_not_divisible, launch.expert_grid; megatron.batch_not_divisible,

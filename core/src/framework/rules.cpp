@@ -2,15 +2,16 @@
 // it", each with the framework file and commit it comes from. One rule runner serves both
 // framework_problems() (with messages) and first_framework_problem() (the first code only, no
 // allocation), so the two cannot disagree; the launch generators refuse what the runner finds.
-#include "pplan/launch/framework_rules.h"
+#include "pplan/framework/rules.h"
 
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <string_view>
 
-#include "detail_launch.h"
-#include "pplan/model/framework.h"
+#include "pplan/framework/plan_facts.h"
+#include "pplan/text.h"
+#include "pplan/framework/framework.h"
 
 namespace pplan {
 
@@ -220,7 +221,6 @@ const char* framework_name(LaunchFramework framework) {
 namespace {
 
 using detail::LaunchFacts;
-using detail::num;
 
 /// Collects problems, or only the first code: messages are built only when collecting, from a
 /// pattern in which each "{}" is the next number and "{s}" the text (made safe for comments).
@@ -240,10 +240,10 @@ class ProblemSink {
     const long long* next = numbers.begin();
     for (const char* c = pattern; *c != '\0'; ++c) {
       if (c[0] == '{' && c[1] == '}' && next != numbers.end()) {
-        message += num(*next++);
+        message += std::to_string(*next++);
         ++c;
       } else if (c[0] == '{' && c[1] == 's' && c[2] == '}') {
-        message += detail::comment_text(text);
+        message += printable(text);
         c += 2;
       } else {
         message += *c;
@@ -411,7 +411,7 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
 }
 
 /// The training stacks whose step time a launch framework runs as priced: the framework sets the
-/// kernels each layer launches (model/framework.h kernels_per_layer_forward), DeepSpeed's flat
+/// kernels each layer launches (framework/framework.h kernels_per_layer_forward), DeepSpeed's flat
 /// ZeRO-3 gathers, torchtitan's per-micro-batch ZeRO-2 gathers and deferred gradient sync
 /// (estimate.cpp). Megatron-LM and NeMo both run Megatron-Core: either framework's pricing.
 bool prices_framework(LaunchFramework launch, Framework priced) {
