@@ -1,6 +1,7 @@
 // The framework rules: first_framework_problem() is what the search calls for every candidate,
 // so it must agree with framework_problems() and with what the launch generators refuse, and
 // it must not allocate. Operator new is counted in this test executable only.
+#include "pplan/io/launch_json.h"
 #include "pplan/framework/rules.h"
 
 #include <gtest/gtest.h>

@@ -18,6 +18,7 @@
 
 #include "../support/scenario_files.h"
 #include "../support/stub_shell.h"
+#include "pplan/io/launch_json.h"
 #include "pplan/launch/launch.h"
 #include "pplan/model/estimate.h"
 

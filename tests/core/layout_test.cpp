@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "pplan/io/launch_json.h"
 #include "pplan/launch/layout.h"
 #include "../support/parallel_grid.h"
 

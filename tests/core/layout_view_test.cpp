@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pplan/io/launch_json.h"
 #include "pplan/io/api.h"
 #include "pplan/launch/layout.h"
 #include "../support/parallel_grid.h"

@@ -13,7 +13,7 @@
 #include <cmath>
 
 #include "pplan/io/json_io.h"
-#include "pplan/model/calibration.h"
+#include "pplan/calibration.h"
 #include "pplan/model/compute.h"
 #include "pplan/model/kernels.h"
 #include "pplan/specs.h"

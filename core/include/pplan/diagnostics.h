@@ -27,7 +27,9 @@
 ///
 /// Input errors (schema.*, input.*) are not diagnostics: see json_io.h.
 
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pplan {
@@ -44,5 +46,19 @@ struct Diagnostic {
 
 /// "error" | "warning" | "info".
 const char* severity_name(Severity severity);
+
+/// Input the engine refuses: a stable dotted code (schema.*, input.*, request.*, import.*; the
+/// table is in io/json_io.h), the JSON pointer of the offending field and a message.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string code, std::string path, const std::string& message)
+      : std::runtime_error(message), code_(std::move(code)), path_(std::move(path)) {}
+  const std::string& code() const { return code_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string code_;
+  std::string path_;
+};
 
 }  // namespace pplan

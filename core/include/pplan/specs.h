@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "pplan/model/calibration.h"
+#include "pplan/calibration.h"
 
 namespace pplan {
 
@@ -195,5 +195,13 @@ struct Scenario {
   ReportSpec report;
   Calibration calibration;  ///< the time model's constants (presets/calibration)
 };
+
+/// The names the scenario format spells these values with (spec/contract.md).
+/// "none" | "selective" | "full".
+const char* recompute_name(Recompute recompute);
+/// "gelu" | "swiglu".
+const char* activation_name(Activation activation);
+/// "bf16" | "fp8".
+const char* precision_name(Precision precision);
 
 }  // namespace pplan

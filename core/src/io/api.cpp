@@ -15,6 +15,8 @@
 #include "pplan/io/hf_config.h"
 #include "pplan/io/json_io.h"
 #include "pplan/io/landscape_json.h"
+#include "pplan/io/launch_json.h"
+#include "pplan/io/report_json.h"
 #include "pplan/launch/launch.h"
 #include "pplan/launch/layout.h"
 #include "pplan/search/landscape.h"

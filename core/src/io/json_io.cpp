@@ -552,23 +552,6 @@ ordered_json calibration_to_json(const Calibration& c, const ordered_json& docum
   return out;
 }
 
-const char* recompute_name(Recompute recompute) {
-  switch (recompute) {
-    case Recompute::kNone: return "none";
-    case Recompute::kSelective: return "selective";
-    case Recompute::kFull: return "full";
-  }
-  return "none";
-}
-
-const char* activation_name(Activation activation) {
-  return activation == Activation::kSwiglu ? "swiglu" : "gelu";
-}
-
-const char* precision_name(Precision precision) {
-  return precision == Precision::kFp8 ? "fp8" : "bf16";
-}
-
 ModelSpec parse_model(const json& value, const std::string& path) {
   ObjectReader r(value, path);
   check_schema_version(r, false);

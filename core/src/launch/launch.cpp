@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "detail_launch.h"
-#include "pplan/io/json_io.h"
+#include "pplan/diagnostics.h"
 #include "pplan/launch/layout.h"
 #include "pplan/framework/framework.h"
 #include "pplan/text.h"
@@ -18,7 +18,6 @@
 
 namespace pplan {
 
-using nlohmann::ordered_json;
 
 namespace detail {
 
@@ -321,8 +320,8 @@ std::string launch_refusal_script(const std::string& format,
   return out.str();
 }
 
-ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
-                             const std::string& format) {
+LaunchResult launch_configuration(const Scenario& scenario, const Estimate& plan,
+                                  const std::string& format) {
   const std::vector<std::string> formats = launch_formats();
   if (std::find(formats.begin(), formats.end(), format) == formats.end()) {
     std::string list;
@@ -335,48 +334,34 @@ ordered_json launch_response(const Scenario& scenario, const Estimate& plan,
   using namespace detail;
   const LaunchFacts facts = launch_facts(scenario, plan.parallel);
   const std::optional<LaunchFramework> framework = framework_of(format);
-  const std::vector<LaunchProblem> problems =
-      framework ? framework_problems(*framework, scenario, plan.parallel)
-                : grid_problems(scenario, plan.parallel);
-  ordered_json j;
-  j["format"] = format;
-  ordered_json warnings = ordered_json::array();
+  LaunchResult r;
+  r.format = format;
+  r.problems = framework ? framework_problems(*framework, scenario, plan.parallel)
+                         : grid_problems(scenario, plan.parallel);
   for (const Diagnostic& d : plan.diagnostics) {
-    if (d.code == "plan.out_of_memory")
-      warnings.push_back({{"code", d.code}, {"message", d.message}});
+    if (d.code == "plan.out_of_memory") r.warnings.push_back(d);
   }
-  if (!warnings.empty()) j["warnings"] = warnings;
-  if (!problems.empty()) {
-    ordered_json list = ordered_json::array();
-    for (const LaunchProblem& p : problems)
-      list.push_back({{"code", p.code}, {"message", p.message}});
-    j["text"] = "";
-    j["problems"] = list;
-    return j;
-  }
+  if (!r.problems.empty()) return r;
   if (format == "layout") {
-    j["layout"] = layout_to_json(plan.parallel, facts.gpus_per_node, facts.nvlink_domain_gpus);
-    return j;
+    r.layout = rank_layout(plan.parallel, facts.gpus_per_node, facts.nvlink_domain_gpus);
+  } else if (format == "megatron") {
+    r.text = megatron_script(scenario, plan, facts);
+  } else if (format == "slurm") {
+    r.text = slurm_script(scenario, plan, facts);
+  } else if (format == "env") {
+    r.text = env_script(scenario, plan, facts);
+  } else if (format == "torchtitan") {
+    r.text = torchtitan_script(scenario, plan, facts);
+  } else if (format == "torchtitan-toml") {
+    r.text = torchtitan_toml(scenario, plan, facts);
+  } else if (format == "deepspeed") {
+    r.text = deepspeed_script(scenario, plan, facts);
+  } else if (format == "nemo") {
+    r.text = nemo_script(scenario, plan, facts);
+  } else if (format == "nccl-tests") {
+    r.text = nccl_tests_script(scenario, plan, facts);
   }
-  std::string text;
-  if (format == "megatron")
-    text = megatron_script(scenario, plan, facts);
-  else if (format == "slurm")
-    text = slurm_script(scenario, plan, facts);
-  else if (format == "env")
-    text = env_script(scenario, plan, facts);
-  else if (format == "torchtitan")
-    text = torchtitan_script(scenario, plan, facts);
-  else if (format == "torchtitan-toml")
-    text = torchtitan_toml(scenario, plan, facts);
-  else if (format == "deepspeed")
-    text = deepspeed_script(scenario, plan, facts);
-  else if (format == "nemo")
-    text = nemo_script(scenario, plan, facts);
-  else if (format == "nccl-tests")
-    text = nccl_tests_script(scenario, plan, facts);
-  j["text"] = text;
-  return j;
+  return r;
 }
 
 }  // namespace pplan

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "detail_launch.h"
-#include "pplan/io/json_io.h"
+#include "pplan/diagnostics.h"
 
 namespace pplan::detail {
 

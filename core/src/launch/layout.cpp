@@ -4,12 +4,11 @@
 #include <deque>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "pplan/model/placement.h"
 
 namespace pplan {
-
-using nlohmann::ordered_json;
 
 namespace {
 
@@ -153,86 +152,54 @@ const char* link_of(const ParallelConfig& p, GroupKind kind, long long base, int
 
 }  // namespace
 
-ordered_json layout_to_json(const ParallelConfig& p, int gpus_per_node, int nvlink_domain_gpus) {
-  gpus_per_node = std::max(1, gpus_per_node);
-  const int domain_gpus = std::max(gpus_per_node, nvlink_domain_gpus);
-  const long long world = world_ranks(p);
-  const bool truncated = world > kMaxListedRanks;
+RankLayout rank_layout(const ParallelConfig& p, int gpus_per_node, int nvlink_domain_gpus) {
+  RankLayout l;
+  l.parallel = p;
+  l.gpus_per_node = std::max(1, gpus_per_node);
+  l.nvlink_domain_gpus = std::max(l.gpus_per_node, nvlink_domain_gpus);
+  l.world_size = world_ranks(p);
+  l.nodes = (l.world_size + l.gpus_per_node - 1) / l.gpus_per_node;
+  l.nvlink_domains = (l.world_size + l.nvlink_domain_gpus - 1) / l.nvlink_domain_gpus;
+  l.expert_dp = expert_dp_size(p);
+  l.truncated = l.world_size > kMaxListedRanks;
   // Huge worlds: the first 8 nodes' ranks and the first 16 groups of each kind.
-  const long long listed_ranks = truncated ? std::min<long long>(world, 8LL * gpus_per_node) : world;
-  const int max_groups = truncated ? 16 : 0;
-  const int max_members = truncated ? 64 : 0;
-
-  ordered_json j;
-  j["order"] = "tp-cp-ep-dp-pp";
-  j["world_size"] = world;
-  j["gpus_per_node"] = gpus_per_node;
-  j["nodes"] = (world + gpus_per_node - 1) / gpus_per_node;
-  j["nvlink_domain_gpus"] = domain_gpus;
-  j["nvlink_domains"] = (world + domain_gpus - 1) / domain_gpus;
-  j["sizes"] = {{"tp", p.tp},         {"cp", p.cp},
-                {"ep", p.ep},         {"dp", p.dp},
-                {"pp", p.pp},         {"expert_tp", p.tp},
-                {"expert_dp", expert_dp_size(p)}};
+  const long long listed_ranks =
+      l.truncated ? std::min<long long>(l.world_size, 8LL * l.gpus_per_node) : l.world_size;
+  const int max_groups = l.truncated ? 16 : 0;
+  const int max_members = l.truncated ? 64 : 0;
   const std::string t = std::to_string(p.tp);
-  j["rank_formula"] = {
-      {"dense", "rank = tp + " + t + "*(cp + " + std::to_string(p.cp) + "*(dp + " +
-                    std::to_string(p.dp) + "*pp))"},
-      {"expert", "rank = expert_tp + " + t + "*(ep + " + std::to_string(p.ep) + "*(expert_dp + " +
-                     std::to_string(expert_dp_size(p)) + "*pp))"}};
-  ordered_json placement = ordered_json::object();
+  l.dense_formula = "rank = tp + " + t + "*(cp + " + std::to_string(p.cp) + "*(dp + " +
+                    std::to_string(p.dp) + "*pp))";
+  l.expert_formula = "rank = expert_tp + " + t + "*(ep + " + std::to_string(p.ep) +
+                     "*(expert_dp + " + std::to_string(l.expert_dp) + "*pp))";
   for (Axis axis : {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kDp, Axis::kPp}) {
     static const char* const kNames[] = {"tp", "cp", "ep", "dp", "pp"};
-    const GroupPlacement g = place_group(p, gpus_per_node, axis);
-    const GroupPlacement d = place_group(p, domain_gpus, axis);
-    placement[kNames[static_cast<int>(axis)]] = {{"size", g.size},
-                                                 {"stride", g.stride},
-                                                 {"ranks_per_node", g.ranks_per_node},
-                                                 {"nodes", g.nodes},
-                                                 {"nvlink_domains", d.nodes},
-                                                 {"link", link_of(d)}};
+    const GroupPlacement by_domain = place_group(p, l.nvlink_domain_gpus, axis);
+    l.placement.push_back({kNames[static_cast<int>(axis)], place_group(p, l.gpus_per_node, axis),
+                           by_domain, link_of(by_domain)});
   }
-  j["placement"] = placement;
-  j["truncated"] = truncated;
-  if (truncated) {
-    j["note"] = "world of " + std::to_string(world) + " ranks exceeds " +
-                std::to_string(kMaxListedRanks) + ": \"ranks\" lists the first " +
-                std::to_string(listed_ranks) + " ranks and each group kind its first " +
-                std::to_string(max_groups) + " groups with their first " +
-                std::to_string(max_members) + " members; every other rank follows rank_formula";
+  if (l.truncated) {
+    l.note = "world of " + std::to_string(l.world_size) + " ranks exceeds " +
+             std::to_string(kMaxListedRanks) + ": \"ranks\" lists the first " +
+             std::to_string(listed_ranks) + " ranks and each group kind its first " +
+             std::to_string(max_groups) + " groups with their first " +
+             std::to_string(max_members) + " members; every other rank follows rank_formula";
   }
-  ordered_json ranks = ordered_json::array();
   for (long long r = 0; r < listed_ranks; ++r) {
-    const RankCoordinates c = rank_coordinates(p, gpus_per_node, static_cast<int>(r), domain_gpus);
-    ranks.push_back({{"rank", c.rank},
-                     {"node", c.node},
-                     {"local_gpu", c.local_gpu},
-                     {"nvlink_domain", c.nvlink_domain},
-                     {"tp", c.tp},
-                     {"cp", c.cp},
-                     {"ep", c.ep},
-                     {"dp", c.dp},
-                     {"pp", c.pp},
-                     {"expert_dp", c.expert_dp}});
+    l.ranks.push_back(rank_coordinates(p, l.gpus_per_node, static_cast<int>(r), l.nvlink_domain_gpus));
   }
-  j["ranks"] = ranks;
-  ordered_json groups = ordered_json::object();
-  ordered_json counts = ordered_json::object();
-  ordered_json links = ordered_json::object();
   for (GroupKind kind : {GroupKind::kTp, GroupKind::kCp, GroupKind::kDp, GroupKind::kDpCp,
                          GroupKind::kPp, GroupKind::kEp, GroupKind::kExpertDp,
                          GroupKind::kModelParallel, GroupKind::kEmbedding}) {
-    const std::vector<std::vector<int>> members = rank_groups(p, kind, max_groups, max_members);
-    ordered_json each = ordered_json::array();
-    for (const std::vector<int>& g : members) each.push_back(link_of(p, kind, g.front(), domain_gpus));
-    groups[group_kind_name(kind)] = members;
-    counts[group_kind_name(kind)] = group_count(p, kind);
-    links[group_kind_name(kind)] = each;
+    GroupListing listing;
+    listing.kind = kind;
+    listing.members = rank_groups(p, kind, max_groups, max_members);
+    listing.count = group_count(p, kind);
+    for (const std::vector<int>& g : listing.members)
+      listing.links.push_back(link_of(p, kind, g.front(), l.nvlink_domain_gpus));
+    l.groups.push_back(std::move(listing));
   }
-  j["group_counts"] = counts;
-  j["groups"] = groups;
-  j["group_links"] = links;
-  return j;
+  return l;
 }
 
 const char* ViewLink::link() const {
@@ -317,51 +284,6 @@ ReplicaView replica_view(const ParallelConfig& p, int gpus_per_node, int max_row
     for (long long node : last) v.rows.push_back(view_row(p, gpn, v.world_size, node));
   }
   return v;
-}
-
-ordered_json replica_view_to_json(const ReplicaView& v, const ParallelConfig& p) {
-  ordered_json j;
-  j["order"] = "tp-cp-ep-dp-pp";
-  j["world_size"] = v.world_size;
-  j["gpus_per_node"] = v.gpus_per_node;
-  j["nodes"] = v.nodes;
-  j["sizes"] = {{"tp", p.tp}, {"cp", p.cp}, {"ep", p.ep}, {"dp", p.dp}, {"pp", p.pp}};
-  j["gpus_per_replica"] = v.gpus_per_replica;
-  j["replicas"] = v.replicas;
-  j["replica_nodes"] = v.replica_nodes;
-  j["shared_nodes"] = v.shared_nodes;
-  ordered_json links = ordered_json::object();
-  for (const ViewLink& l : v.links) {
-    links[l.axis] = {{"size", l.placement.size},
-                     {"link", l.link()},
-                     {"nodes", l.placement.nodes},
-                     {"ranks_per_node", l.placement.ranks_per_node}};
-  }
-  j["links"] = links;
-  ordered_json rows = ordered_json::array();
-  for (const ReplicaViewRow& r : v.rows) {
-    if (r.collapsed_nodes > 0) {
-      rows.push_back({{"collapsed_nodes", r.collapsed_nodes}});
-      continue;
-    }
-    ordered_json gpus = ordered_json::array();
-    for (const std::optional<RankCoordinates>& c : r.gpus) {
-      if (!c) {
-        gpus.push_back(nullptr);
-        continue;
-      }
-      ordered_json g = {{"rank", c->rank}, {"tp", c->tp}, {"cp", c->cp}, {"dp", c->dp}, {"pp", c->pp}};
-      if (p.ep > 1) g["ep"] = c->ep;  // the expert grid's coordinate, only where experts exist
-      gpus.push_back(g);
-    }
-    rows.push_back({{"node", r.node},
-                    {"stages", r.stages},
-                    {"cp_ranks", r.cp_ranks},
-                    {"gpus", gpus},
-                    {"more_gpus", r.more_gpus}});
-  }
-  j["rows"] = rows;
-  return j;
 }
 
 }  // namespace pplan

@@ -8,7 +8,6 @@
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
 #include "pplan/model/compute.h"
-#include "pplan/io/json_io.h"
 #include "pplan/model/memory.h"
 #include "pplan/model/placement.h"
 #include "pplan/text.h"
@@ -612,46 +611,6 @@ std::string report_markdown(const DesignReport& r) {
           "** = " + f.expression + ". *Source: " + f.source + ".*\n";
   }
   return md;
-}
-
-nlohmann::ordered_json report_to_json(const DesignReport& r) {
-  using nlohmann::ordered_json;
-  ordered_json j;
-  j["title"] = r.title;
-  j["summary"] = r.summary;
-  ordered_json sections = ordered_json::array();
-  for (const ReportSection& s : r.sections) {
-    ordered_json figures = ordered_json::array();
-    for (const ReportFigure& f : s.figures) {
-      ordered_json x;
-      x["key"] = f.key;
-      x["label"] = f.label;
-      x["value"] = f.value;
-      x["unit"] = f.unit;
-      x["formula"] = f.formula;
-      if (!f.note.empty()) x["note"] = f.note;
-      figures.push_back(x);
-    }
-    sections.push_back({{"id", s.id}, {"title", s.title}, {"text", s.text}, {"figures", figures}});
-  }
-  j["sections"] = sections;
-  ordered_json traffic = ordered_json::array();
-  for (const AxisTraffic& t : r.traffic) {
-    traffic.push_back({{"axis", t.axis},
-                       {"nvlink_gb", t.nvlink_bytes / units::kBytesPerGB},
-                       {"network_gb", t.network_bytes / units::kBytesPerGB},
-                       {"exposed_s", t.exposed_s},
-                       {"formula", t.formula}});
-  }
-  j["communication"] = traffic;
-  ordered_json formula_list = ordered_json::array();
-  for (const ReportFormula& f : r.formulas) {
-    formula_list.push_back({{"number", f.number}, {"name", f.name}, {"expression", f.expression},
-                            {"source", f.source}});
-  }
-  j["formulas"] = formula_list;
-  j["assumptions"] = r.assumptions;
-  return j;
 }
 
 }  // namespace pplan

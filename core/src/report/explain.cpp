@@ -398,22 +398,4 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   return x;
 }
 
-nlohmann::ordered_json explanation_to_json(const Explanation& x) {
-  nlohmann::ordered_json j;
-  j["has_plan"] = x.has_plan;
-  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-  for (const ExplanationStep& s : x.steps) {
-    steps.push_back({{"step", s.number}, {"title", s.title}, {"text", s.text}});
-  }
-  j["steps"] = steps;
-  nlohmann::ordered_json alternatives = nlohmann::ordered_json::array();
-  for (const Alternative& a : x.alternatives) {
-    alternatives.push_back({{"label", a.label}, {"verdict", a.verdict}, {"feasible", a.feasible},
-                            {"step_time_s", a.step_time_s}});
-  }
-  j["alternatives"] = alternatives;
-  j["thirty_second_answer"] = x.thirty_second_answer;
-  return j;
-}
-
 }  // namespace pplan

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pplan/diagnostics.h"
 #include "pplan/model/estimate.h"
 #include "pplan/specs.h"
 
@@ -54,17 +55,8 @@ inline constexpr int kSchemaVersion = 1;
  * | resource.out_of_memory      | allocation failed (never a crash)                       |
  * | internal                    | a bug: reported, never a crash                          |
  */
-class InputError : public std::runtime_error {
- public:
-  InputError(std::string code, std::string path, const std::string& message)
-      : std::runtime_error(message), code_(std::move(code)), path_(std::move(path)) {}
-  const std::string& code() const { return code_; }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string code_;
-  std::string path_;
-};
+// InputError, which carries one of these codes, is declared in diagnostics.h: every layer may
+// refuse input with it.
 
 /// Limits of every document the engine reads (README "Hardening"); the CLI enforces the byte
 /// limit while reading a file, so /dev/zero or a 5 GB file costs at most this much memory.
@@ -143,12 +135,5 @@ void round_numbers(nlohmann::ordered_json& document);
  * fewest digits that read back to the same double, in nlohmann's own layout.
  */
 std::string dump_document(const nlohmann::ordered_json& document);
-
-/// "none" | "selective" | "full".
-const char* recompute_name(Recompute recompute);
-/// "gelu" | "swiglu".
-const char* activation_name(Activation activation);
-/// "bf16" | "fp8".
-const char* precision_name(Precision precision);
 
 }  // namespace pplan

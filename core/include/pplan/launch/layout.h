@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "pplan/model/placement.h"
 #include "pplan/specs.h"
 
@@ -84,16 +82,51 @@ long long group_count(const ParallelConfig& parallel, GroupKind kind);
 /// Stable JSON key of a group kind ("tp", "dp_cp", "expert_dp", ...).
 const char* group_kind_name(GroupKind kind);
 
+/// One parallel axis placed on hosts and on NVLink domains (placement.h), and the link its
+/// first group's collectives use: "none" (one rank), "nvlink" or "network".
+struct AxisPlacement {
+  const char* axis = "";
+  GroupPlacement by_host;
+  GroupPlacement by_domain;
+  const char* link = "none";
+};
+
+/// The member lists of every group of one kind (maybe only the first ones, see RankLayout),
+/// how many groups there are, and the link each listed group's members share.
+struct GroupListing {
+  GroupKind kind = GroupKind::kTp;
+  std::vector<std::vector<int>> members;
+  long long count = 0;
+  std::vector<const char*> links;
+};
+
 /**
- * The `--format layout` document: order, sizes, rank formula, hosts and NVLink domains, per-rank
- * coordinates (node = host, nvlink_domain), the member lists of every group and each group's
- * link: "nvlink" when its members share an NVLink domain (even across hosts), "network" when
- * they do not, "none" for a single rank. "links" gives each kind's link as pplan prices it (the
- * placement of its first group, placement.h). Worlds above kMaxListedRanks list their first
- * ranks and groups only and say so in "note". nvlink_domain_gpus 0 = one domain per host.
+ * The `--format layout` document as values: order tp-cp-ep-dp-pp, sizes, rank formulas, hosts
+ * and NVLink domains, per-rank coordinates (node = host, nvlink_domain), the member lists of
+ * every group and each group's link: "nvlink" when its members share an NVLink domain (even
+ * across hosts), "network" when they do not, "none" for a single rank. `placement` gives each
+ * axis's link as pplan prices it (the placement of its first group, placement.h). Worlds above
+ * kMaxListedRanks list their first ranks and groups only and say so in `note`.
+ * nvlink_domain_gpus 0 = one domain per host. io/launch_json.h writes it as JSON.
  */
-nlohmann::ordered_json layout_to_json(const ParallelConfig& parallel, int gpus_per_node,
-                                      int nvlink_domain_gpus = 0);
+struct RankLayout {
+  ParallelConfig parallel;
+  long long world_size = 0;
+  int gpus_per_node = 1;
+  long long nodes = 0;
+  int nvlink_domain_gpus = 1;
+  long long nvlink_domains = 0;
+  int expert_dp = 1;
+  std::string dense_formula;   ///< "rank = tp + t*(cp + c*(dp + d*pp))"
+  std::string expert_formula;  ///< the expert grid's
+  std::vector<AxisPlacement> placement;  ///< tp, cp, ep, dp, pp
+  bool truncated = false;
+  std::string note;  ///< what a truncated listing leaves out
+  std::vector<RankCoordinates> ranks;
+  std::vector<GroupListing> groups;  ///< tp, cp, dp, dp_cp, pp, ep, expert_dp, tp_pp, embedding
+};
+
+RankLayout rank_layout(const ParallelConfig& parallel, int gpus_per_node, int nvlink_domain_gpus = 0);
 
 /// The layout picture shows at most this many node rows: a longer replica keeps its first
 /// and last nodes and collapses the middle into one row (1024+ GPUs stay readable).
@@ -144,8 +177,5 @@ struct ReplicaView {
 /// each), 16 replicas, TP on NVLink, DP and PP over the network.
 ReplicaView replica_view(const ParallelConfig& parallel, int gpus_per_node,
                          int max_rows = kLayoutViewMaxRows);
-
-/// The `layout_view` response body ("view"): ReplicaView with snake_case keys.
-nlohmann::ordered_json replica_view_to_json(const ReplicaView& view, const ParallelConfig& parallel);
 
 }  // namespace pplan

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <unordered_map>
 
-#include "pplan/model/calibration.h"
+#include "pplan/calibration.h"
 #include "pplan/specs.h"
 
 namespace pplan {

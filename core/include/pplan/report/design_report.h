@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "pplan/model/estimate.h"
 #include "pplan/model/memory.h"
 #include "pplan/report/explain.h"
@@ -142,8 +140,5 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
 /// The report as Markdown: sections, a figure table each, then the numbered formulas with
 /// anchors (`#f-N`) that every figure links to.
 std::string report_markdown(const DesignReport& report);
-
-/// The report as structured JSON for the page (units in key names, formula numbers beside).
-nlohmann::ordered_json report_to_json(const DesignReport& report);
 
 }  // namespace pplan

@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "pplan/search/search.h"
 #include "pplan/specs.h"
 
@@ -58,8 +56,5 @@ struct Explanation {
 
 /// Explains the winner of `result` for `scenario` (or why nothing fits).
 Explanation explain(const Scenario& scenario, const SearchResult& result);
-
-/// JSON of an explanation.
-nlohmann::ordered_json explanation_to_json(const Explanation& explanation);
 
 }  // namespace pplan

@@ -1,4 +1,4 @@
-#include "pplan/model/calibration.h"
+#include "pplan/calibration.h"
 
 #include <string_view>
 

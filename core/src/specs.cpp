@@ -1,0 +1,22 @@
+#include "pplan/specs.h"
+
+namespace pplan {
+
+const char* recompute_name(Recompute recompute) {
+  switch (recompute) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "none";
+}
+
+const char* activation_name(Activation activation) {
+  return activation == Activation::kSwiglu ? "swiglu" : "gelu";
+}
+
+const char* precision_name(Precision precision) {
+  return precision == Precision::kFp8 ? "fp8" : "bf16";
+}
+
+}  // namespace pplan
