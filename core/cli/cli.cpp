@@ -1,4 +1,4 @@
-// pplan: the command-line face of the engine (README "The CLI"). Every command is one request
+// pplan: the command-line face of the engine (docs/cli.md). Every command is one request
 // to pplan::handle_command; this file only turns arguments, files and flags into that request
 // and the answer into text.
 #include "cli.h"

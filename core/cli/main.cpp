@@ -1,4 +1,4 @@
-// pplan: the command-line face of the engine (README "The CLI"; `pplan --help`). The work is
+// pplan: the command-line face of the engine (docs/cli.md; `pplan --help`). The work is
 // in cli.cpp's run(), which tests and the fuzzer call with their own streams; this only hands
 // it the process's, and answers an allocation failure with the error object instead of an
 // abort (issue #14: /dev/zero used to end in std::bad_alloc, exit 134).

@@ -200,7 +200,7 @@ TEST(LaunchCli, RefusalPipedIntoBashFailsLoudly) {
   std::ofstream(scenario) << s.dump();
   const std::string cli = PPLAN_CLI;
   const std::string err = dir + "pplan_refusal.err";
-  // pplan itself: exit 3 (README "Launch") and the reason on stderr.
+  // pplan itself: exit 3 (docs/launch.md) and the reason on stderr.
   const int status = std::system(
       ("'" + cli + "' launch '" + scenario + "' --format megatron > /dev/null 2> '" + err + "'")
           .c_str());

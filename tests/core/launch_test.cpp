@@ -604,7 +604,7 @@ TEST(MegatronLaunch, MethodExampleCommandParsesAndHasThePlansFlags) {
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   const std::string text = r["text"];
   const ArgMap a = parse_against_table(megatron_arguments(text), "gpt3");
-  // the method's worked example (README "The method"): t = 8, p = 8, N = 16, b = 1, B = 1536, SP +
+  // the method's worked example (examples/gpt3-175b-1024-a100.json): t = 8, p = 8, N = 16, b = 1, B = 1536, SP +
   // selective.
   EXPECT_EQ(a.at("--tensor-model-parallel-size"), std::vector<std::string>{"8"});
   EXPECT_EQ(a.at("--pipeline-model-parallel-size"), std::vector<std::string>{"8"});

@@ -1,4 +1,4 @@
-// Memory model: the method's worked example (README "The method") and Korthikanti et al. 2022's
+// Memory model: the method's worked example (examples/gpt3-175b-1024-a100.json) and Korthikanti et al. 2022's
 // activation formulas, each derived by hand below.
 #include "pplan/model/memory.h"
 
@@ -91,7 +91,7 @@ TEST(ActivationMemory, ContextParallelDividesTheSequence) {
 }
 
 // The method's worked example: GPT-3 175B on 1024 A100-80GB, t 8, p 8, N 16, b 1, SP +
-// selective recompute (README "The method").
+// selective recompute (examples/gpt3-175b-1024-a100.json).
 class WorkedExample : public ::testing::Test {
  protected:
   Scenario scenario = load_scenario("examples/gpt3-175b-1024-a100.json");

@@ -73,7 +73,7 @@ TEST(ReportFormulas, DefaultStorageIsLlama3sPerGpuShare) {
 }
 
 TEST(ReportTraffic, TpAndDpBytesOfTheWorkedExample) {
-  // GPT-3 175B, t 8, p 8, N 16, selective recompute, no ZeRO (the method's worked example (README "The method")).
+  // GPT-3 175B, t 8, p 8, N 16, selective recompute, no ZeRO (the method's worked example (examples/gpt3-175b-1024-a100.json)).
   // TP [3]: m 96 · 12 layers · 4 collectives · 2·7/8 · (2048·12288·2) bytes, all on NVLink.
   // DP [7]: 8 bytes/param · (n−1)/n over 16 ranks one per node, all over the NIC.
   const Scenario s = testing::load_scenario("examples/gpt3-175b-1024-a100.json");

@@ -2,9 +2,11 @@
 //   pplan_accuracy [--data DIR] cases     every published figure beside pplan's
 //   pplan_accuracy [--data DIR] summary   per metric, per source, Korthikanti Table 5, vTrain
 //   pplan_accuracy [--data DIR] measured  every vTrain run beside pplan's step time
-//   pplan_accuracy readme                 the README's accuracy section, as Markdown
-//   pplan_accuracy readme --write FILE    regenerates every generated block of FILE (README.md)
-//   pplan_accuracy readme --check FILE    exit 1, saying so, when a block differs (ctest runs it)
+//   pplan_accuracy readme                 the accuracy section of docs/accuracy.md, as Markdown
+//   pplan_accuracy readme-summary         its summary, the README's accuracy block
+//   pplan_accuracy readme --write FILE... regenerates every generated block of each FILE
+//   pplan_accuracy readme --check FILE... exit 1, saying so, when a block differs or a relative
+//                                         link is missing (ctest ReadmeClaims: README.md, docs/)
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -82,24 +84,28 @@ void print_measured(const MeasuredScore& m) {
 int main(int argc, char** argv) {
   std::string data = PPLAN_DATA_DIR;
   std::string command = "summary";
-  std::string write_path, check_path;
+  std::vector<std::string> write_paths, check_paths;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--data" && i + 1 < argc) {
       data = argv[++i];
     } else if (arg == "--write" && i + 1 < argc) {
-      write_path = argv[++i];
+      write_paths.push_back(argv[++i]);
     } else if (arg == "--check" && i + 1 < argc) {
-      check_path = argv[++i];
+      check_paths.push_back(argv[++i]);
     } else {
       command = arg;
     }
   }
   try {
     if (command == "readme") {
-      if (!write_path.empty()) return write_readme(write_path, data);
-      if (!check_path.empty()) return check_readme(check_path, data);
+      if (!write_paths.empty()) return write_readme(write_paths, data);
+      if (!check_paths.empty()) return check_readme(check_paths, data);
       std::fputs(accuracy_markdown(data).c_str(), stdout);
+      return 0;
+    }
+    if (command == "readme-summary") {
+      std::fputs(accuracy_summary_markdown(accuracy_inputs(data)).c_str(), stdout);
       return 0;
     }
     const auto published = nlohmann::json::parse(read_file_text(data + "/published-runs.json"));

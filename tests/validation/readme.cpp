@@ -155,21 +155,15 @@ std::string read_file_text(const std::string& path) {
   return buffer.str();
 }
 
-std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& loso,
-                              const std::vector<MeasuredRun>& measured,
-                              const std::vector<MeasuredRun>& measured_loso,
-                              const std::string& held_out_moves) {
-  const PublishedScore s = score_published(runs);
-  const PublishedScore l = score_published(loso);
-  const MeasuredScore m = score_measured(measured);
-  const MeasuredScore ml = score_measured(measured_loso);
-  std::vector<std::string> groups;
-  for (const CaseRun& r : runs) {
-    if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
-  }
+namespace {
+
+/// The opening sentence and the primary-figure table: the README's summary and the full block
+/// both start with them.
+std::string primary_summary(const char* command, const PublishedScore& s, const PublishedScore& l,
+                            std::size_t sources) {
   std::ostringstream o;
-  o << "Printed by `build/native/tests/pplan_accuracy readme`. " << s.cases << " published runs from "
-    << groups.size() << " sources (`tests/data/published-runs.json`), each planned with the layout its "
+  o << "Printed by `build/native/tests/pplan_accuracy " << command << "`. " << s.cases << " published runs from "
+    << sources << " sources (`tests/data/published-runs.json`), each planned with the layout its "
     << "source fixed pinned and judged on its primary figure: tokens/s per GPU, else step time, else "
     << "MFU, HFU or TFLOP/s. Error = pplan / published − 1.\n\n";
 
@@ -190,6 +184,30 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
   o << "| baseline: one MFU for every case (" << fixed(s.constant_mfu, 3) << ", best in hindsight) | median error "
     << pct(s.constant_mfu_median) << " | |\n\n";
 
+  return o.str();
+}
+
+std::vector<std::string> groups_of(const std::vector<CaseRun>& runs) {
+  std::vector<std::string> groups;
+  for (const CaseRun& r : runs) {
+    if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
+  }
+  return groups;
+}
+
+}  // namespace
+
+std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& loso,
+                              const std::vector<MeasuredRun>& measured,
+                              const std::vector<MeasuredRun>& measured_loso,
+                              const std::string& held_out_moves) {
+  const PublishedScore s = score_published(runs);
+  const PublishedScore l = score_published(loso);
+  const MeasuredScore m = score_measured(measured);
+  const MeasuredScore ml = score_measured(measured_loso);
+  const std::vector<std::string> groups = groups_of(runs);
+  std::ostringstream o;
+  o << primary_summary("readme", s, l, groups.size());
   o << "| source | cases | median | mean | bias | within 15% | leave-one-source-out median |\n"
     << "|---|---|---|---|---|---|---|\n";
   for (const std::string& g : groups) {
@@ -256,21 +274,42 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
   return o.str();
 }
 
-std::string accuracy_markdown(const std::string& data_dir) {
+AccuracyInputs accuracy_inputs(const std::string& data_dir) {
   const auto published = prepare_published(nlohmann::json::parse(read_file_text(data_dir + "/published-runs.json")));
   const auto measured = prepare_measured(nlohmann::json::parse(read_file_text(data_dir + "/vtrain-single-node.json")));
   if (published.empty()) throw std::runtime_error("no published cases in " + data_dir);
   const Calibration committed = published.front().scenario.calibration;
   Calibration without_measured;
-  const std::vector<MeasuredRun> held_out = measured_held_out(published, measured, committed, &without_measured);
-  std::string moves;
+  AccuracyInputs in;
+  in.measured_loso = measured_held_out(published, measured, committed, &without_measured);
   Calibration copy = committed;
   for (const FittedConstant& f : fitted_constants()) {
-    moves += (moves.empty() ? "" : ", ") + std::string("`") + f.name + "` " + format_significant(*f.get(copy), 4) +
-             " → " + format_significant(*f.get(without_measured), 4);
+    in.held_out_moves += (in.held_out_moves.empty() ? "" : ", ") + std::string("`") + f.name + "` " +
+                         format_significant(*f.get(copy), 4) + " → " +
+                         format_significant(*f.get(without_measured), 4);
   }
-  return accuracy_markdown(run_published(published), leave_one_source_out(published, measured, committed),
-                           run_measured(measured), held_out, moves);
+  in.runs = run_published(published);
+  in.loso = leave_one_source_out(published, measured, committed);
+  in.measured = run_measured(measured);
+  return in;
+}
+
+std::string accuracy_markdown(const AccuracyInputs& in) {
+  return accuracy_markdown(in.runs, in.loso, in.measured, in.measured_loso, in.held_out_moves);
+}
+
+std::string accuracy_markdown(const std::string& data_dir) { return accuracy_markdown(accuracy_inputs(data_dir)); }
+
+std::string accuracy_summary_markdown(const AccuracyInputs& in) {
+  const PublishedScore s = score_published(in.runs);
+  const MeasuredScore m = score_measured(in.measured);
+  const MeasuredScore ml = score_measured(in.measured_loso);
+  std::ostringstream o;
+  o << primary_summary("readme-summary", s, score_published(in.loso), groups_of(in.runs).size());
+  o << "vTrain's " << m.cases << " measured single-node runs (Bang et al. 2024): mean error " << pct(m.mean)
+    << " (goal: below vTrain's own simulator, 8.37%), bias " << signed_pct(m.bias)
+    << "; leave-one-source-out, with the constants fitted without them, " << pct(ml.mean) << ".\n";
+  return o.str();
 }
 
 }  // namespace pplan::validation

@@ -31,9 +31,25 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
                               const std::vector<MeasuredRun>& measured_loso,
                               const std::string& held_out_moves = "");
 
-/// accuracy_markdown over the data in `data_dir` (published-runs.json, vtrain-single-node.json),
-/// the leave-one-source-out fit starting from the committed constants.
+/// What the accuracy blocks are printed from: every published run planned, each predicted by the
+/// fit that did not see its source (`loso`), vTrain's runs, and vTrain's runs predicted by the
+/// fit without them (`measured_loso`; `held_out_moves` says how its constants differ).
+struct AccuracyInputs {
+  std::vector<CaseRun> runs, loso;
+  std::vector<MeasuredRun> measured, measured_loso;
+  std::string held_out_moves;
+};
+
+/// AccuracyInputs over the data in `data_dir` (published-runs.json, vtrain-single-node.json),
+/// the leave-one-source-out fits starting from the committed constants.
+AccuracyInputs accuracy_inputs(const std::string& data_dir);
+
+std::string accuracy_markdown(const AccuracyInputs& inputs);
 std::string accuracy_markdown(const std::string& data_dir);
+
+/// The README's summary (`pplan_accuracy readme-summary`): the opening sentence and the
+/// primary-figure table of accuracy_markdown, and vTrain's mean, bias and held-out mean.
+std::string accuracy_summary_markdown(const AccuracyInputs& inputs);
 
 /// The first line where `a` and `b` differ (1-based), 0 when equal.
 int first_difference_line(const std::string& a, const std::string& b);

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -17,6 +18,7 @@ namespace pplan::validation {
 namespace {
 
 const std::string kAccuracyCommand = "pplan_accuracy readme";
+const std::string kAccuracySummaryCommand = "pplan_accuracy readme-summary";
 const std::string kSpeedCommand = "node tests/validation/search_speed.mjs";
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
@@ -28,12 +30,13 @@ std::vector<std::string> words(const std::string& s) {
   return out;
 }
 
-/// What a block's command prints, or nullopt for a benchmark (not reproducible).
+/// What a block's command prints, or nullopt for a benchmark (not reproducible). The accuracy
+/// inputs are computed once, on the first block that needs them.
 std::optional<std::string> block_output(const std::string& command, const std::string& data_dir,
-                                        std::optional<std::string>& accuracy) {
-  if (command == kAccuracyCommand) {
-    if (!accuracy) accuracy = accuracy_markdown(data_dir);
-    return *accuracy;
+                                        std::optional<AccuracyInputs>& accuracy) {
+  if (command == kAccuracyCommand || command == kAccuracySummaryCommand) {
+    if (!accuracy) accuracy = accuracy_inputs(data_dir);
+    return command == kAccuracyCommand ? accuracy_markdown(*accuracy) : accuracy_summary_markdown(*accuracy);
   }
   if (starts_with(command, "pplan ")) {
     std::vector<std::string> args = words(command);
@@ -89,16 +92,40 @@ std::string web_bench_problem(const std::string& markdown) {
   return "";
 }
 
-std::string folder_of(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
-  return parent.string();
+/// The repository root above `path`: the nearest folder holding examples/ (README.md is at the
+/// root, docs/*.md one below), so a block's `pplan ... examples/X.json` runs the same from both.
+std::string root_of(const std::string& path) {
+  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  for (std::filesystem::path at = folder; !at.empty(); at = at.parent_path()) {
+    if (std::filesystem::is_directory(at / "examples")) return at.string();
+    if (at == at.root_path()) break;
+  }
+  return folder.string();
 }
 
-/// Runs `f` with the working directory set to the file's folder (examples/ paths are relative).
+/// Relative links of `markdown` (`](target)`, no scheme, no pure anchor) whose target does not
+/// exist beside `path`.
+std::vector<std::string> broken_links(const std::string& markdown, const std::string& path) {
+  const std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  // Code is not a link: drop fenced blocks, then inline code spans.
+  const std::string prose = std::regex_replace(
+      std::regex_replace(markdown, std::regex(R"(```[\s\S]*?```)"), ""), std::regex("`[^`\n]*`"), "");
+  const std::regex link(R"(\]\(([^)\s]+)\))");
+  std::vector<std::string> broken;
+  for (auto it = std::sregex_iterator(prose.begin(), prose.end(), link); it != std::sregex_iterator(); ++it) {
+    std::string target = (*it)[1].str();
+    if (target.find("://") != std::string::npos || starts_with(target, "#") || starts_with(target, "mailto:")) continue;
+    target = target.substr(0, target.find('#'));
+    if (!std::filesystem::exists(folder / target)) broken.push_back(target);
+  }
+  return broken;
+}
+
+/// Runs `f` with the working directory set to the repository root (examples/ paths are relative).
 template <class F>
 auto in_folder_of(const std::string& path, F f) {
   const std::filesystem::path before = std::filesystem::current_path();
-  std::filesystem::current_path(folder_of(path));
+  std::filesystem::current_path(root_of(path));
   try {
     auto result = f();
     std::filesystem::current_path(before);
@@ -111,10 +138,11 @@ auto in_folder_of(const std::string& path, F f) {
 
 }  // namespace
 
-int write_readme(const std::string& path, const std::string& data_dir) {
+namespace {
+
+int write_one(const std::string& path, const std::string& data_dir, std::optional<AccuracyInputs>& accuracy) {
   std::string text = read_file_text(path);
   const std::string absolute_data = std::filesystem::absolute(data_dir).string();
-  std::optional<std::string> accuracy;
   text = in_folder_of(path, [&] {
     std::string updated = text;
     for (const MarkdownBlock& b : generated_blocks(text)) {
@@ -131,10 +159,9 @@ int write_readme(const std::string& path, const std::string& data_dir) {
   return 0;
 }
 
-int check_readme(const std::string& path, const std::string& data_dir) {
+int check_one(const std::string& path, const std::string& data_dir, std::optional<AccuracyInputs>& accuracy) {
   const std::string text = read_file_text(path);
   const std::string absolute_data = std::filesystem::absolute(data_dir).string();
-  std::optional<std::string> accuracy;
   int failures = 0;
   int blocks = 0;
   in_folder_of(path, [&] {
@@ -155,19 +182,66 @@ int check_readme(const std::string& path, const std::string& data_dir) {
         ++failures;
         std::printf("%s: the block of `%s` differs from the command's output (line %d of the block).\n"
                     "Regenerate it: %s\n",
-                    path.c_str(), b.command.c_str(), line, kRegenerateCommand);
+                    path.c_str(), b.command.c_str(), line, regenerate_command(path).c_str());
       }
     }
     return 0;
   });
-  const std::string web = web_bench_problem(text);
+  for (const std::string& target : broken_links(text, path)) {
+    ++failures;
+    std::printf("%s: links to %s, which does not exist\n", path.c_str(), target.c_str());
+  }
+  const std::string web = text.find("<!-- bench:start -->") == std::string::npos ? "" : web_bench_problem(text);
   if (!web.empty()) {
     ++failures;
     std::printf("%s: the page's bench block: %s; rerun `npm --prefix web run bench -- --write-readme`\n", path.c_str(),
                 web.c_str());
   }
-  std::printf("%s: %d generated blocks checked, %d differ\n", path.c_str(), blocks, failures);
+  std::printf("%s: %d generated blocks checked, %d problems (blocks that differ, missing links)\n", path.c_str(), blocks, failures);
   return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int write_readme(const std::vector<std::string>& paths, const std::string& data_dir) {
+  std::optional<AccuracyInputs> accuracy;
+  int status = 0;
+  for (const std::string& path : paths) status |= write_one(path, data_dir, accuracy);
+  return status;
+}
+
+int check_readme(const std::vector<std::string>& paths, const std::string& data_dir) {
+  std::optional<AccuracyInputs> accuracy;
+  int status = 0;
+  for (const std::string& path : paths) status |= check_one(path, data_dir, accuracy);
+  // One fact, one place: no prose paragraph (80+ characters, outside code and tables) twice.
+  std::map<std::string, std::string> first_seen;
+  for (const std::string& path : paths) {
+    const std::string prose = std::regex_replace(read_file_text(path), std::regex(R"(```[\s\S]*?```)"), "");
+    std::istringstream in(prose);
+    std::string paragraph;
+    const auto flush = [&] {
+      if (paragraph.size() >= 80 && paragraph[0] != '|' && !starts_with(paragraph, "<!--")) {
+        const auto [at, fresh] = first_seen.emplace(paragraph, path);
+        if (!fresh) {
+          status = 1;
+          std::printf("%s repeats a paragraph of %s: \"%.60s...\"\n", path.c_str(), at->second.c_str(),
+                      paragraph.c_str());
+        }
+      }
+      paragraph.clear();
+    };
+    for (std::string line; std::getline(in, line);) {
+      if (line.find_first_not_of(" \t") == std::string::npos) {
+        flush();
+      } else {
+        const std::size_t from = line.find_first_not_of(" \t");
+        paragraph += (paragraph.empty() ? "" : " ") + line.substr(from);
+      }
+    }
+    flush();
+  }
+  return status;
 }
 
 }  // namespace pplan::validation

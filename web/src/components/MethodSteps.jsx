@@ -1,4 +1,4 @@
-// The method's worked answer (README "The method") for the selected plan: the hand
+// The method's worked answer (examples/gpt3-175b-1024-a100.json) for the selected plan: the hand
 // calculation from the estimate's `method` block, with the engine's exact figure beside it.
 import { fmtCapacity, fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
 import { memoryParts } from './MemoryBar.jsx';

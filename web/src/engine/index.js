@@ -1,5 +1,5 @@
 // The engine facade: the only module that talks to the wasm. JSON envelopes in and out
-// (README "Scenario format"); ok:false becomes a PlannerError; infeasible plans are data.
+// (docs/cli.md, scenario fields); ok:false becomes a PlannerError; infeasible plans are data.
 // The engine is built twice from the same core (wasm/README.md): the first-plan engine
 // (pplan-plan.wasm) answers every command but FULL_COMMANDS; the full one (pplan.wasm) answers
 // all of them and loads only when one of those is first asked (the launch, report or import panel).

@@ -1,4 +1,4 @@
-// Page state <-> scenario document (README "Scenario format"). Pure. Form values stay the text the
+// Page state <-> scenario document (docs/cli.md, scenario fields). Pure. Form values stay the text the
 // user typed; human numbers ("8k", "4,096", "300B": quantity.js) are sent as numbers, anything
 // else is sent as typed so the engine names the field and says what is wrong (one validator, in
 // C++, for the CLI and the page alike). Scenario fields left empty take SCENARIO_DEFAULTS.

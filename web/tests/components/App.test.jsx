@@ -22,7 +22,7 @@ describe('the page opens on the worked example', () => {
   it('shows the method with its numbers, computed by the engine', async () => {
     await openPage();
     const m = within(await methodShown());
-    // the method's worked example (README "The method"), step by step.
+    // the method's worked example (examples/gpt3-175b-1024-a100.json), step by step.
     expect(m.getByText('2.8 TB')).toBeTruthy();
     expect(m.getByText('35 GPUs')).toBeTruthy();
     expect(m.getByText('t = 8')).toBeTruthy();

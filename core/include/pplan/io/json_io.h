@@ -58,7 +58,7 @@ inline constexpr int kSchemaVersion = 1;
 // InputError, which carries one of these codes, is declared in diagnostics.h: every layer may
 // refuse input with it.
 
-/// Limits of every document the engine reads (README "Hardening"); the CLI enforces the byte
+/// Limits of every document the engine reads (docs/hardening.md); the CLI enforces the byte
 /// limit while reading a file, so /dev/zero or a 5 GB file costs at most this much memory.
 inline constexpr std::size_t kMaxDocumentBytes = std::size_t{64} << 20;  // 64 MiB
 inline constexpr int kMaxDocumentDepth = 64;

@@ -38,7 +38,7 @@ struct TimeBreakdown {
   double total_s() const;
 };
 
-/// The method's hand calculation (README "The method", worked example), beside the exact figures.
+/// The method's hand calculation (the worked example, examples/gpt3-175b-1024-a100.json), beside the exact figures.
 struct MethodFigures {
   double params = 0;             ///< Ψ: nominal size when the preset has one, else counted
   bool params_nominal = false;   ///< Ψ is the published size, not the architecture count

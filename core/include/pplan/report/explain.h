@@ -13,7 +13,7 @@
 
 namespace pplan {
 
-/// One step of the method (README "The method").
+/// One step of the method (examples/gpt3-175b-1024-a100.json).
 struct ExplanationStep {
   int number = 0;
   std::string title;
