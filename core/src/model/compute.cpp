@@ -68,176 +68,242 @@ void add(GemmTimes& into, const GemmTimes& t, double times = 1.0) {
 
 }  // namespace
 
-LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
-                       GemmMemo* gemm_memo) {
+namespace {
+
+/// What every part of one layer's pricing reads: the scenario, the plan, the device and the
+/// per-GPU shapes (tokens per GPU before TP, widths).
+struct LayerContext {
+  const Scenario& scenario;
+  const ParallelConfig& parallel;
+  Device device;
+  bool fp8;
+  double t;         ///< tp
+  double s_full;    ///< the whole sequence
+  MessageSizes messages;
+  double tokens;    ///< per GPU, before TP
+  double h;
+  AttentionDims dims;
+  double kv_width;
+  bool sp;          ///< sequence parallelism in effect (tp > 1)
+  bool moe;         ///< this layer is an MoE layer
+  double slowdown;  ///< calibration.overlap_slowdown
+};
+
+LayerContext layer_context(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                           GemmMemo* gemm_memo) {
   const ModelSpec& model = scenario.model;
-  const TrainingSpec& training = scenario.training;
   Device device = device_of(scenario);
   device.gemm_memo = gemm_memo;
-  const Precision precision = training.precision;
-  const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
-  const double t = parallel.tp;
-  const double s_full = training.seq_len;
   const MessageSizes messages = message_sizes(scenario, parallel);
-  const double tokens = messages.tokens;  // per GPU, before TP
-  const double h = model.hidden;
-  const AttentionDims dims = attention_dims(model);
-  const double kv_width = model.kv_heads * head_dim(model);
-  const bool sp = parallel.sequence_parallel && parallel.tp > 1;
-  const bool moe = is_moe_layer(model, layer_index);
-  const double slowdown = scenario.calibration.overlap_slowdown;
-  LayerTimes lt;
+  return LayerContext{scenario,
+                      parallel,
+                      device,
+                      scenario.training.precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0,
+                      double(parallel.tp),
+                      double(scenario.training.seq_len),
+                      messages,
+                      messages.tokens,
+                      double(model.hidden),
+                      attention_dims(model),
+                      model.kv_heads * head_dim(model),
+                      parallel.sequence_parallel && parallel.tp > 1,
+                      is_moe_layer(model, layer_index),
+                      scenario.calibration.overlap_slowdown};
+}
 
-  // GEMMs, per GPU after the TP split (SP all-gathers the tokens first, so every GEMM sees all
-  // of them). Attention projections: fused QKV and the output projection, or MLA's latents.
+/// The GEMMs of one layer per GPU, and the widths their FP8 casts stream.
+struct LinearLayers {
   GemmTimes gemms;
-  double linear_inputs = 0;   // widths of the linear layers' inputs per token (FP8 casts)
-  double linear_outputs = 0;  // ... and of their outputs (the gradients cast in backward)
+  double linear_inputs = 0;     ///< widths of the linear layers' inputs per token (FP8 casts)
+  double linear_outputs = 0;    ///< ... and of their outputs (the gradients cast in backward)
+  double active_mlp_width = 0;  ///< MLP width a token passes through (top-k + shared experts)
+};
+
+/// GEMMs, per GPU after the TP split (SP all-gathers the tokens first, so every GEMM sees all
+/// of them). Attention projections: fused QKV and the output projection, or MLA's latents.
+void add_attention_projections(const LayerContext& c, LinearLayers& l) {
+  const ModelSpec& model = c.scenario.model;
+  const Precision precision = c.scenario.training.precision;
+  const double tokens = c.tokens, h = c.h, t = c.t;
   if (model.mla) {
     const MlaSpec& m = *model.mla;
-    const double a = dims.heads / t;
+    const double a = c.dims.heads / t;
     // The down-projections to the latents are replicated over TP; the up-projections and the
     // output projection split by heads.
     const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
-    if (m.q_lora_rank > 0) add(gemms, time_gemms({{tokens, double(m.q_lora_rank), h}}, device, precision));
-    add(gemms, time_gemms({{tokens, a * dims.qk_head_dim, q_in},
-                           {tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h},
-                           {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)},
-                           {tokens, h, a * dims.v_head_dim}},
-                          device, precision));
-    linear_inputs += h + q_in + double(m.kv_lora_rank) + a * dims.v_head_dim;
-    linear_outputs += a * (dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
+    if (m.q_lora_rank > 0) add(l.gemms, time_gemms({{tokens, double(m.q_lora_rank), h}}, c.device, precision));
+    add(l.gemms, time_gemms({{tokens, a * c.dims.qk_head_dim, q_in},
+                             {tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h},
+                             {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)},
+                             {tokens, h, a * c.dims.v_head_dim}},
+                            c.device, precision));
+    l.linear_inputs += h + q_in + double(m.kv_lora_rank) + a * c.dims.v_head_dim;
+    l.linear_outputs += a * (c.dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
   } else {
-    add(gemms, time_gemms({{tokens, (h + 2.0 * kv_width) / t, h}, {tokens, h, h / t}}, device, precision));
-    linear_inputs += h + h / t;
-    linear_outputs += (h + 2.0 * kv_width) / t + h;
+    add(l.gemms, time_gemms({{tokens, (h + 2.0 * c.kv_width) / t, h}, {tokens, h, h / t}}, c.device, precision));
+    l.linear_inputs += h + h / t;
+    l.linear_outputs += (h + 2.0 * c.kv_width) / t + h;
   }
-  // MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts run as
-  // grouped GEMMs over the experts local to this GPU, each seeing tokens·top_k/experts rows.
-  // Assumption, stated: routing is balanced (load-balancing loss or bias). An imbalanced router
-  // stretches these GEMMs and the all-to-all by the max/mean expert load.
+}
+
+/// MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts run as
+/// grouped GEMMs over the experts local to this GPU, each seeing tokens·top_k/experts rows.
+/// Assumption, stated: routing is balanced (load-balancing loss or bias). An imbalanced router
+/// stretches these GEMMs and the all-to-all by the max/mean expert load.
+void add_mlp(const LayerContext& c, LinearLayers& l) {
+  const ModelSpec& model = c.scenario.model;
+  const Precision precision = c.scenario.training.precision;
+  const double tokens = c.tokens, h = c.h, t = c.t;
   const double up_width = model.activation == Activation::kSwiglu ? 2.0 : 1.0;
   double mlp_width = model.ffn_hidden;
-  double active_mlp_width = model.ffn_hidden;
-  if (moe) {
+  l.active_mlp_width = model.ffn_hidden;
+  if (c.moe) {
     const MoeSpec& spec = *model.moe;
     mlp_width = spec.expert_ffn_hidden;
-    active_mlp_width = double(spec.expert_ffn_hidden) * (spec.top_k + spec.shared_experts);
+    l.active_mlp_width = double(spec.expert_ffn_hidden) * (spec.top_k + spec.shared_experts);
     // Tokens arriving at this GPU's experts: every EP rank sends its top-k copies.
-    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * parallel.ep;
-    const double experts_local = double(spec.experts) / parallel.ep;
-    add(gemms, time_gemms({{rows_per_expert, up_width * mlp_width / t, h}, {rows_per_expert, h, mlp_width / t}},
-                          device, precision, experts_local));
+    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep;
+    const double experts_local = double(spec.experts) / c.parallel.ep;
+    add(l.gemms, time_gemms({{rows_per_expert, up_width * mlp_width / t, h}, {rows_per_expert, h, mlp_width / t}},
+                            c.device, precision, experts_local));
     if (spec.shared_experts > 0) {
-      add(gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, device,
-                            precision),
+      add(l.gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device,
+                              precision),
           spec.shared_experts);
     }
     // The router stays in BF16.
-    add(gemms, time_gemms({{tokens, double(spec.experts), h}}, device, Precision::kBf16));
+    add(l.gemms, time_gemms({{tokens, double(spec.experts), h}}, c.device, Precision::kBf16));
   } else {
-    add(gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, device, precision));
+    add(l.gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision));
   }
-  linear_inputs += h + active_mlp_width / t;
-  linear_outputs += up_width * active_mlp_width / t + h;
-  lt.gemm_forward_s = gemms.forward_s;
-  lt.gemm_backward_s = gemms.backward_s;
+  l.linear_inputs += h + l.active_mlp_width / t;
+  l.linear_outputs += up_width * l.active_mlp_width / t + h;
+}
 
-  // Attention core. Flash attention skips the masked half of a causal score matrix; the
-  // unfused path runs QKᵀ and A·V as batched GEMMs over the full score matrix, in BF16.
-  const double heads_local = dims.heads / t;
-  if (training.flash_attention) {
-    lt.attention_forward_s = flash_attention_forward_s(tokens, s_full, heads_local, dims.qk_head_dim,
-                                                       dims.v_head_dim, true, device, parallel.cp);
-    lt.attention_backward_s = flash_attention_backward_s(tokens, s_full, heads_local, dims.qk_head_dim,
-                                                         dims.v_head_dim, true, device, parallel.cp);
-  } else {
-    const double queries = s_full / parallel.cp;
-    const double batch = parallel.micro_batch * heads_local;
-    const GemmTimes core = time_gemms({{queries, s_full, dims.qk_head_dim}, {queries, dims.v_head_dim, s_full}},
-                                      device, Precision::kBf16, batch);
-    // The scaled, masked softmax and its dropout stream the score matrix: read and write it
-    // in BF16 (4 bytes per score) plus the dropout mask and output (5 with dropout) forward,
-    // about twice that backward. Selective recomputation reruns all of it.
-    const double dropout_scores = model.dropout ? 5.0 : 0.0;
-    const double score_bytes = tokens * heads_local * s_full * (4.0 + dropout_scores);
-    lt.attention_forward_s = core.forward_s + stream_s(score_bytes, device);
-    lt.attention_backward_s = core.backward_s + stream_s(2.0 * score_bytes, device);
+/// Attention core. Flash attention skips the masked half of a causal score matrix; the
+/// unfused path runs QKᵀ and A·V as batched GEMMs over the full score matrix, in BF16.
+void set_attention_core(const LayerContext& c, LayerTimes& lt) {
+  const ParallelConfig& parallel = c.parallel;
+  const double heads_local = c.dims.heads / c.t;
+  if (c.scenario.training.flash_attention) {
+    lt.attention_forward_s = flash_attention_forward_s(c.tokens, c.s_full, heads_local, c.dims.qk_head_dim,
+                                                       c.dims.v_head_dim, true, c.device, parallel.cp);
+    lt.attention_backward_s = flash_attention_backward_s(c.tokens, c.s_full, heads_local, c.dims.qk_head_dim,
+                                                         c.dims.v_head_dim, true, c.device, parallel.cp);
+    return;
   }
+  const double queries = c.s_full / parallel.cp;
+  const double batch = parallel.micro_batch * heads_local;
+  const GemmTimes core = time_gemms({{queries, c.s_full, c.dims.qk_head_dim}, {queries, c.dims.v_head_dim, c.s_full}},
+                                    c.device, Precision::kBf16, batch);
+  // The scaled, masked softmax and its dropout stream the score matrix: read and write it
+  // in BF16 (4 bytes per score) plus the dropout mask and output (5 with dropout) forward,
+  // about twice that backward. Selective recomputation reruns all of it.
+  const double dropout_scores = c.scenario.model.dropout ? 5.0 : 0.0;
+  const double score_bytes = c.tokens * heads_local * c.s_full * (4.0 + dropout_scores);
+  lt.attention_forward_s = core.forward_s + stream_s(score_bytes, c.device);
+  lt.attention_backward_s = core.backward_s + stream_s(2.0 * score_bytes, c.device);
+}
 
-  // Streaming kernels, bytes per token per GPU in the forward pass: norms 8h and
-  // bias-dropout-residual (12 + 2·dropout)h, replicated over TP unless SP; the activation
-  // function 4f (GeLU) or 6f (SwiGLU), rotary 4(h + kv), split over TP (the unfused softmax
-  // is part of the attention core above). FP8 adds the casts of every linear layer's input
-  // (fp8_cast_bytes_per_element) and, in backward, of every output gradient. MoE adds the permutation of the top-k token copies
-  // before and after the experts (read and write, twice).
+/// Streaming kernels, bytes per token per GPU in the forward pass: norms 8h and
+/// bias-dropout-residual (12 + 2·dropout)h, replicated over TP unless SP; the activation
+/// function 4f (GeLU) or 6f (SwiGLU), rotary 4(h + kv), split over TP (the unfused softmax
+/// is part of the attention core). FP8 adds the casts of every linear layer's input
+/// (fp8_cast_bytes_per_element) and, in backward, of every output gradient. MoE adds the
+/// permutation of the top-k token copies before and after the experts (read and write, twice).
+void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt) {
+  const ModelSpec& model = c.scenario.model;
+  const double tokens = c.tokens, h = c.h, t = c.t;
   const double dropout = model.dropout ? 1.0 : 0.0;
   const double replicated_bytes = (8.0 + 12.0 + 2.0 * dropout) * h;
-  double split_bytes = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) * active_mlp_width;
-  if (!model.learned_positions) split_bytes += 4.0 * (h + kv_width);
-  double forward_bytes = tokens * ((sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
+  double split_bytes = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) * l.active_mlp_width;
+  if (!model.learned_positions) split_bytes += 4.0 * (h + c.kv_width);
+  double forward_bytes = tokens * ((c.sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
-  if (fp8) {
-    const double cast_bytes = fp8_cast_bytes_per_element(training.fp8_recipe);
-    forward_bytes += tokens * cast_bytes * linear_inputs;
-    backward_bytes += tokens * cast_bytes * linear_outputs;
+  if (c.fp8) {
+    const double cast_bytes = fp8_cast_bytes_per_element(c.scenario.training.fp8_recipe);
+    forward_bytes += tokens * cast_bytes * l.linear_inputs;
+    backward_bytes += tokens * cast_bytes * l.linear_outputs;
   }
-  if (moe) {
+  if (c.moe) {
     const double permute_bytes = 2.0 * 2.0 * 2.0 * tokens * model.moe->top_k * h / t;
     forward_bytes += permute_bytes;
     backward_bytes += permute_bytes;
   }
-  lt.memory_forward_s = stream_s(forward_bytes, device);
-  lt.memory_backward_s = stream_s(backward_bytes, device);
+  lt.memory_forward_s = stream_s(forward_bytes, c.device);
+  lt.memory_backward_s = stream_s(backward_bytes, c.device);
+}
 
+/// The exposed TP, CP and EP communication of the layer (lt's GEMM and attention times must be
+/// set: the overlapped collectives hide behind them). Returns the collectives issued per pass.
+double set_communication(const LayerContext& c, LayerTimes& lt) {
+  const ParallelConfig& parallel = c.parallel;
+  const int domain_gpus = c.scenario.cluster.nvlink_domain_gpus;
+  double collectives_per_pass = 0;
   // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter pairs with SP: the same
   // traffic) of tokens·h·2 bytes per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022
   // §4.2.2). Without --tp-comm-overlap each GEMM waits for its collective; with it (SP only,
   // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
-  double collectives_per_pass = 0;
   if (parallel.tp > 1) {
-    const GroupPlacement tp_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kTp);
-    const double per_pass = 2.0 * all_reduce_s(messages.tp_bytes, tp_group, device.gpu);
-    collectives_per_pass += sp ? 4 : 2;
-    if (sp && training.tp_comm_overlap) {
-      lt.tp_forward_s = exposed_after_overlap_s(per_pass, lt.gemm_forward_s, slowdown);
-      lt.tp_backward_s = exposed_after_overlap_s(per_pass, lt.gemm_backward_s, slowdown);
+    const GroupPlacement tp_group = place_group(parallel, domain_gpus, Axis::kTp);
+    const double per_pass = 2.0 * all_reduce_s(c.messages.tp_bytes, tp_group, c.device.gpu);
+    collectives_per_pass += c.sp ? 4 : 2;
+    if (c.sp && c.scenario.training.tp_comm_overlap) {
+      lt.tp_forward_s = exposed_after_overlap_s(per_pass, lt.gemm_forward_s, c.slowdown);
+      lt.tp_backward_s = exposed_after_overlap_s(per_pass, lt.gemm_backward_s, c.slowdown);
     } else {
       lt.tp_forward_s = per_pass;
       lt.tp_backward_s = per_pass;
     }
   }
-
   // Context parallelism: a ring passes K and V chunks (cp − 1 steps forward; K, V and their
   // gradients backward), hidden behind the attention of the chunk in hand.
   if (parallel.cp > 1) {
-    const GroupPlacement cp_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kCp);
-    const Link link = cp_group.crosses_nodes() ? network(device.gpu) : nvlink(device.gpu);
+    const GroupPlacement cp_group = place_group(parallel, domain_gpus, Axis::kCp);
+    const Link link = cp_group.crosses_nodes() ? network(c.device.gpu) : nvlink(c.device.gpu);
     const double steps = parallel.cp - 1;
-    const double forward_comm = steps * (messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
-    lt.cp_forward_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s, slowdown);
-    lt.cp_backward_s = exposed_after_overlap_s(2.0 * forward_comm, lt.attention_backward_s, slowdown);
+    const double forward_comm = steps * (c.messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
+    lt.cp_forward_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s, c.slowdown);
+    lt.cp_backward_s = exposed_after_overlap_s(2.0 * forward_comm, lt.attention_backward_s, c.slowdown);
     collectives_per_pass += 2.0 * steps;
   }
-
   // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes in each pass.
-  if (moe && parallel.ep > 1) {
-    const GroupPlacement ep_group = place_group(parallel, scenario.cluster.nvlink_domain_gpus, Axis::kEp);
-    lt.ep_forward_s = 2.0 * all_to_all_s(messages.ep_bytes, ep_group, device.gpu);
+  if (c.moe && parallel.ep > 1) {
+    const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
+    lt.ep_forward_s = 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
     lt.ep_backward_s = lt.ep_forward_s;
     collectives_per_pass += 2;
   }
+  return collectives_per_pass;
+}
 
-  // The host issues every kernel: the framework's count per layer, FP8 casts, MoE routing and
-  // permutation, collectives. CUDA graphs replay them without the host.
-  const double kernels = kernels_per_layer_forward(training.framework) + (fp8 ? 6.0 : 0.0) +
-                         (moe ? 8.0 : 0.0);
-  const Calibration& cal = scenario.calibration;
+/// The host issues every kernel: the framework's count per layer, FP8 casts, MoE routing and
+/// permutation, collectives. CUDA graphs replay them without the host.
+void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt) {
+  const TrainingSpec& training = c.scenario.training;
+  const double kernels = kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0) +
+                         (c.moe ? 8.0 : 0.0);
+  const Calibration& cal = c.scenario.calibration;
   const double pass_host_s =
       training.cuda_graphs ? 0.0 : kernels * cal.host_kernel_s + collectives_per_pass * cal.host_collective_s;
   lt.host_forward_s = pass_host_s;
   lt.host_backward_s = 2.0 * pass_host_s;
+}
 
+}  // namespace
+
+LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                       GemmMemo* gemm_memo) {
+  const LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
+  LinearLayers linear;
+  add_attention_projections(c, linear);
+  add_mlp(c, linear);
+  LayerTimes lt;
+  lt.gemm_forward_s = linear.gemms.forward_s;
+  lt.gemm_backward_s = linear.gemms.backward_s;
+  set_attention_core(c, lt);
+  set_streaming(c, linear, lt);
+  set_host(c, set_communication(c, lt), lt);
   return with_recompute(lt, parallel.recompute);
 }
 

@@ -291,21 +291,18 @@ LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& p
   return pair;
 }
 
-Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
-                  const EvaluateOptions& options) {
-  Estimate e;
-  e.parallel = parallel;
-  ParallelConfig& p = e.parallel;
-  const bool detailed = options.detailed;
-  if (detailed && scenario.training.precision == Precision::kFp8 &&
-      scenario.cluster.gpu.fp8_flops_per_s <= 0) {
+namespace {
+
+/// Warnings about the cluster itself: FP8 asked of a GPU without it, a part-filled NVLink domain.
+void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
+  if (scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s <= 0) {
     e.diagnostics.push_back({"plan.fp8_unsupported", Severity::kWarning,
                              truncate_utf8(scenario.cluster.gpu.name, 80) +
                                  " has no FP8 tensor cores (fp8_tflops = 0): priced in BF16, and "
                                  "the Megatron, NeMo and torchtitan launches refuse FP8 on it"});
   }
   const ClusterSpec& cluster_spec = scenario.cluster;
-  if (detailed && cluster_spec.gpus > cluster_spec.nvlink_domain_gpus &&
+  if (cluster_spec.gpus > cluster_spec.nvlink_domain_gpus &&
       cluster_spec.gpus % cluster_spec.nvlink_domain_gpus != 0) {
     // Legal (a job on part of a rack), but a group that straddles the part-filled domain's
     // edge leaves NVLink: say so rather than price it silently.
@@ -318,32 +315,11 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
              " GPUs of another: groups are placed in rank order, so one that crosses a domain's "
              "edge is priced on the network"});
   }
-  if (p.tp <= 1) {
-    if (p.sequence_parallel && detailed) {
-      e.diagnostics.push_back({"plan.sp_needs_tp", Severity::kWarning,
-                               "sequence_parallel has no effect at tp = 1 (Megatron turns it off)"});
-    }
-    p.sequence_parallel = false;
-  }
-  const ModelSpec& model = scenario.model;
-  const GpuSpec& gpu = scenario.cluster.gpu;
-  e.split = split_layers(model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
-  e.rejection_code = first_structural_error(scenario, p, e.split);
-  if (!detailed && e.rejection_code) return e;  // the search needs only the code
-  if (detailed) {
-    std::vector<Diagnostic> structural = check_structure(scenario, p, e.split);
-    e.diagnostics.insert(e.diagnostics.end(), structural.begin(), structural.end());
-    e.method = method_figures(scenario, p);
-  }
-  if (!e.split.valid) {
-    // Estimate the rest with the nearest even split so the numbers still say something.
-    const int per = (model.layers + p.pp - 1) / p.pp;
-    e.split.first_layers = e.split.middle_layers = e.split.last_layers = per;
-  }
+}
 
-  // Memory on the peak stage.
-  const StageMemory peak =
-      options.peak_memory ? *options.peak_memory : peak_stage_memory(scenario, p, e.split);
+/// e.memory from the peak stage, with the out-of-memory error and the low-headroom warning.
+void set_memory(const Scenario& scenario, const StageMemory& peak, bool detailed, Estimate& e) {
+  const GpuSpec& gpu = scenario.cluster.gpu;
   e.memory.weights_bytes = peak.weights_bytes;
   e.memory.gradients_bytes = peak.gradients_bytes;
   e.memory.optimizer_bytes = peak.optimizer_bytes;
@@ -353,20 +329,17 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   e.memory.capacity_bytes = gpu.memory_bytes;
   e.memory.peak_stage = peak.stage;
   e.fits_in_memory = e.memory.total_bytes <= e.memory.capacity_bytes;
+  if (!e.fits_in_memory && !e.rejection_code) e.rejection_code = "plan.out_of_memory";
+  if (!detailed) return;
   if (!e.fits_in_memory) {
-    if (!e.rejection_code) e.rejection_code = "plan.out_of_memory";
-    if (!detailed) return e;
-    if (detailed) {
-      e.diagnostics.push_back({"plan.out_of_memory", Severity::kError,
-                               "stage " + std::to_string(peak.stage) + " needs " +
-                                   format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) +
-                                   " GB but the GPU has " +
-                                   format_fixed(gpu.memory_bytes / units::kBytesPerGB, 1) + " GB"});
-    }
+    e.diagnostics.push_back({"plan.out_of_memory", Severity::kError,
+                             "stage " + std::to_string(peak.stage) + " needs " +
+                                 format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) +
+                                 " GB but the GPU has " +
+                                 format_fixed(gpu.memory_bytes / units::kBytesPerGB, 1) + " GB"});
   }
-
   const double usable = gpu.memory_bytes * (1.0 - scenario.training.memory_headroom);
-  if (detailed && e.fits_in_memory && e.memory.total_bytes > usable) {
+  if (e.fits_in_memory && e.memory.total_bytes > usable) {
     e.diagnostics.push_back({"plan.low_headroom", Severity::kWarning,
                              "stage " + std::to_string(peak.stage) + " needs " +
                                  format_fixed(e.memory.total_bytes / units::kBytesPerGB, 1) + " of " +
@@ -375,66 +348,47 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
                                  format_fixed(100.0 * (1.0 - scenario.training.memory_headroom), 0) +
                                  "% kept usable (training.memory_headroom) for fragmentation and spikes"});
   }
+}
 
-  // Pipeline.
-  e.microbatches = microbatches(scenario.training.global_batch, p.dp, p.micro_batch);
-  e.bubble_fraction = bubble_fraction(p.pp, p.vpp, e.microbatches);
-  e.bubble_ratio = bubble_ratio(p.pp, p.vpp, e.microbatches);
-  // A grid that does not tile the cluster runs on a different number of GPUs than it is
-  // charged for: any time, MFU or throughput would be fiction (MFU above 100%), so none is given.
-  if (1LL * p.tp * p.pp * p.dp * p.cp != scenario.cluster.gpus) {
-    e.timed = false;
-    e.feasible = false;
-    return e;
-  }
-
-  // Per-layer times, dense and MoE (the search passes them cached), and the slowest stage.
-  const LayerTimesPair computed = options.layer_times ? LayerTimesPair{} : layer_times_for(scenario, p);
-  const LayerTimesPair& times = options.layer_times ? *options.layer_times : computed;
-  const LayerTimes& dense = times.dense;
-  const LayerTimes& moe = times.moe;
-  StageTime slowest = stage_time(scenario, p, e.split, 0, dense, moe);
-  for (int stage : candidate_stages(model, e.split, p.pp)) {
+/// The slowest stage's time per micro-batch, over the stages that can be slowest.
+StageTime slowest_stage(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
+                        const LayerTimesPair& times) {
+  StageTime slowest = stage_time(scenario, p, split, 0, times.dense, times.moe);
+  for (int stage : candidate_stages(scenario.model, split, p.pp)) {
     if (stage <= 0 || stage >= p.pp) continue;
-    StageTime st = stage_time(scenario, p, e.split, stage, dense, moe);
+    StageTime st = stage_time(scenario, p, split, stage, times.dense, times.moe);
     if (st.total_s() > slowest.total_s()) slowest = st;
   }
-  const LayerTimes& sum = slowest.per_layer_sum;
-  const double m = e.microbatches;
-  const Device device = device_of(scenario);
-  const double slowdown = scenario.calibration.overlap_slowdown;
-  TimeBreakdown& t = e.time;
-  t.compute_s = m * (sum.gemm_forward_s + sum.gemm_backward_s + sum.attention_forward_s +
-                     sum.attention_backward_s + sum.memory_forward_s + sum.memory_backward_s +
-                     slowest.extra_s);
-  t.host_s = m * slowest.host_stall_s;
-  t.recompute_s = m * slowest.recompute_s;
-  t.tp_comm_s = m * (sum.tp_forward_s + sum.tp_backward_s);
-  t.cp_comm_s = m * (sum.cp_forward_s + sum.cp_backward_s);
-  t.ep_comm_s = m * (sum.ep_forward_s + sum.ep_backward_s);
-  const double stage_mb_s = slowest.total_s();
-  t.bubble_s = p.pp > 1 ? (p.pp - 1.0) / p.vpp * stage_mb_s : 0.0;
+  return slowest;
+}
 
-  // Pipeline point-to-point: one activation of tokens·h bf16 per boundary per micro-batch
-  // each way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
-  if (p.pp > 1) {
-    const GroupPlacement pp_group = place_group(p, scenario.cluster.nvlink_domain_gpus, Axis::kPp);
-    const double one_way = send_recv_s(message_sizes(scenario, p).pp_bytes, pp_group.crosses_nodes(), gpu);
-    // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
-    // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
-    // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
-    t.pp_comm_s = p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
-                                  exposed_after_overlap_s(2.0 * m * p.vpp * one_way,
-                                                          2.0 * m * p.vpp * one_way, slowdown)
-                            : 2.0 * (m + p.pp - 1.0) * one_way;
-  }
+/// Pipeline point-to-point: one activation of tokens·h bf16 per boundary per micro-batch each
+/// way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
+double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double m) {
+  if (p.pp <= 1) return 0.0;
+  const GroupPlacement pp_group = place_group(p, scenario.cluster.nvlink_domain_gpus, Axis::kPp);
+  const double one_way =
+      send_recv_s(message_sizes(scenario, p).pp_bytes, pp_group.crosses_nodes(), scenario.cluster.gpu);
+  // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
+  // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
+  // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
+  return p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
+                         exposed_after_overlap_s(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way,
+                                                 scenario.calibration.overlap_slowdown)
+                   : 2.0 * (m + p.pp - 1.0) * one_way;
+}
 
-  // Data parallel. Gradients are reduced in the framework's gradient dtype; weights gathered
-  // in BF16. What overlaps with what follows the scenario's switches (framework/framework.h).
+/// Exposed data-parallel communication per step and the optimizer step, for the stage at
+/// `peak_stage`. Gradients are reduced in the framework's gradient dtype; weights gathered in
+/// BF16. What overlaps with what follows the scenario's switches (framework/framework.h).
+void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
+                             int peak_stage, const StageTime& slowest, double m, TimeBreakdown& t) {
   const TrainingSpec& training = scenario.training;
+  const GpuSpec& gpu = scenario.cluster.gpu;
+  const double slowdown = scenario.calibration.overlap_slowdown;
   const ModelStateBytes state_bytes = model_state_bytes(scenario, p.zero);
   const double grad_bytes = state_bytes.gradients;
-  const StageParams params = stage_params_per_gpu(scenario, p, e.split, peak.stage);
+  const StageParams params = stage_params_per_gpu(scenario, p, split, peak_stage);
   const int gpn = scenario.cluster.nvlink_domain_gpus;
   const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
   const GroupPlacement edp_group = place_expert_dp_group(p, gpn);
@@ -491,40 +445,43 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const double dense_shards = double(p.dp) * p.cp;
   const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)
                                         : params.total();
-  t.optimizer_s = optimizer_step_s(opt_params, state_bytes.optimizer, device);
-  e.step_time_s = t.total_s();
+  t.optimizer_s = optimizer_step_s(opt_params, state_bytes.optimizer, device_of(scenario));
+}
 
-  e.feasible = e.rejection_code == nullptr;
-  if (!detailed) return e;  // the search ranks on step time; returned plans are re-evaluated
+/// FLOPs per step spent recomputing activations: the recomputed share of every stage's layers
+/// (partial full recomputation), whole layers under full, attention cores under selective.
+double recompute_flops_per_step(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split) {
+  if (p.recompute == Recompute::kNone) return 0.0;
+  const ModelSpec& model = scenario.model;
+  const double tokens_per_step = double(scenario.training.seq_len) * scenario.training.global_batch;
+  const int moe_layers = moe_layer_count(model);
+  const LayerFlops dense_f = layer_forward_flops(model, 0, tokens_per_step, scenario.training.seq_len);
+  const LayerFlops moe_f = layer_forward_flops(model, model.layers - 1, tokens_per_step, scenario.training.seq_len);
+  auto part = [&](const LayerFlops& f) {
+    return p.recompute == Recompute::kFull ? f.total() : f.attention_core;
+  };
+  double share = 1.0;
+  if (p.recompute == Recompute::kFull && p.recompute_layers > 0) {
+    double recomputed = 0;
+    for (int stage : {0, 1, p.pp - 1}) {
+      if (stage >= p.pp || (stage == 1 && p.pp < 3)) continue;
+      const int layers = split.layers_on_stage(stage, p.pp);
+      const double count = stage == 1 ? p.pp - 2.0 : 1.0;
+      recomputed += count * recomputed_share(p, layers) * layers;
+    }
+    share = recomputed / model.layers;
+  }
+  return share * ((model.layers - moe_layers) * part(dense_f) + moe_layers * part(moe_f));
+}
 
-  // Throughput.
-  const double peak_flops = peak_flops_per_s(gpu, scenario.training.precision);
+/// FLOPs, MFU, HFU, TFLOP/s per GPU, tokens/s and days to train from e.step_time_s.
+void set_throughput(const Scenario& scenario, Estimate& e) {
+  const ModelSpec& model = scenario.model;
+  const double peak_flops = peak_flops_per_s(scenario.cluster.gpu, scenario.training.precision);
   const double tokens_per_step = double(scenario.training.seq_len) * scenario.training.global_batch;
   e.model_flops_per_step = model_flops_per_step(model, scenario.training.seq_len,
                                                 scenario.training.global_batch);
-  double recompute_flops = 0;
-  if (p.recompute != Recompute::kNone) {
-    const int moe_layers = moe_layer_count(model);
-    const LayerFlops dense_f = layer_forward_flops(model, 0, tokens_per_step, scenario.training.seq_len);
-    const LayerFlops moe_f = layer_forward_flops(model, model.layers - 1, tokens_per_step, scenario.training.seq_len);
-    auto part = [&](const LayerFlops& f) {
-      return p.recompute == Recompute::kFull ? f.total() : f.attention_core;
-    };
-    // Partial recomputation: the recomputed layers of every stage, first, middle and last.
-    double share = 1.0;
-    if (p.recompute == Recompute::kFull && p.recompute_layers > 0) {
-      double recomputed = 0;
-      for (int stage : {0, 1, p.pp - 1}) {
-        if (stage >= p.pp || (stage == 1 && p.pp < 3)) continue;
-        const int layers = e.split.layers_on_stage(stage, p.pp);
-        const double count = stage == 1 ? p.pp - 2.0 : 1.0;
-        recomputed += count * recomputed_share(p, layers) * layers;
-      }
-      share = recomputed / model.layers;
-    }
-    recompute_flops = share * ((model.layers - moe_layers) * part(dense_f) + moe_layers * part(moe_f));
-  }
-  e.hardware_flops_per_step = e.model_flops_per_step + recompute_flops;
+  e.hardware_flops_per_step = e.model_flops_per_step + recompute_flops_per_step(scenario, e.parallel, e.split);
   const double gpus = scenario.cluster.gpus;
   if (e.step_time_s > 0) {
     e.mfu = e.model_flops_per_step / (e.step_time_s * gpus * peak_flops);
@@ -537,12 +494,86 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
       e.days_to_train = scenario.training.token_budget / e.tokens_per_s / units::kSecondsPerDay;
     }
   }
-  if (detailed && e.bubble_fraction > 0.2) {
+}
+
+}  // namespace
+
+Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
+                  const EvaluateOptions& options) {
+  Estimate e;
+  e.parallel = parallel;
+  ParallelConfig& p = e.parallel;
+  const bool detailed = options.detailed;
+  if (detailed) add_cluster_diagnostics(scenario, e);
+  if (p.tp <= 1) {
+    if (p.sequence_parallel && detailed) {
+      e.diagnostics.push_back({"plan.sp_needs_tp", Severity::kWarning,
+                               "sequence_parallel has no effect at tp = 1 (Megatron turns it off)"});
+    }
+    p.sequence_parallel = false;
+  }
+  const ModelSpec& model = scenario.model;
+  e.split = split_layers(model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
+  e.rejection_code = first_structural_error(scenario, p, e.split);
+  if (!detailed && e.rejection_code) return e;  // the search needs only the code
+  if (detailed) {
+    std::vector<Diagnostic> structural = check_structure(scenario, p, e.split);
+    e.diagnostics.insert(e.diagnostics.end(), structural.begin(), structural.end());
+    e.method = method_figures(scenario, p);
+  }
+  if (!e.split.valid) {
+    // Estimate the rest with the nearest even split so the numbers still say something.
+    const int per = (model.layers + p.pp - 1) / p.pp;
+    e.split.first_layers = e.split.middle_layers = e.split.last_layers = per;
+  }
+
+  // Memory on the peak stage.
+  const StageMemory peak =
+      options.peak_memory ? *options.peak_memory : peak_stage_memory(scenario, p, e.split);
+  set_memory(scenario, peak, detailed, e);
+  if (!e.fits_in_memory && !detailed) return e;
+
+  // Pipeline.
+  e.microbatches = microbatches(scenario.training.global_batch, p.dp, p.micro_batch);
+  e.bubble_fraction = bubble_fraction(p.pp, p.vpp, e.microbatches);
+  e.bubble_ratio = bubble_ratio(p.pp, p.vpp, e.microbatches);
+  // A grid that does not tile the cluster runs on a different number of GPUs than it is
+  // charged for: any time, MFU or throughput would be fiction (MFU above 100%), so none is given.
+  if (1LL * p.tp * p.pp * p.dp * p.cp != scenario.cluster.gpus) {
+    e.timed = false;
+    e.feasible = false;
+    return e;
+  }
+
+  // Per-layer times, dense and MoE (the search passes them cached), and the slowest stage.
+  const LayerTimesPair computed = options.layer_times ? LayerTimesPair{} : layer_times_for(scenario, p);
+  const StageTime slowest =
+      slowest_stage(scenario, p, e.split, options.layer_times ? *options.layer_times : computed);
+  const LayerTimes& sum = slowest.per_layer_sum;
+  const double m = e.microbatches;
+  TimeBreakdown& t = e.time;
+  t.compute_s = m * (sum.gemm_forward_s + sum.gemm_backward_s + sum.attention_forward_s +
+                     sum.attention_backward_s + sum.memory_forward_s + sum.memory_backward_s +
+                     slowest.extra_s);
+  t.host_s = m * slowest.host_stall_s;
+  t.recompute_s = m * slowest.recompute_s;
+  t.tp_comm_s = m * (sum.tp_forward_s + sum.tp_backward_s);
+  t.cp_comm_s = m * (sum.cp_forward_s + sum.cp_backward_s);
+  t.ep_comm_s = m * (sum.ep_forward_s + sum.ep_backward_s);
+  t.bubble_s = p.pp > 1 ? (p.pp - 1.0) / p.vpp * slowest.total_s() : 0.0;
+  t.pp_comm_s = pipeline_p2p_s(scenario, p, m);
+  set_data_parallel_times(scenario, p, e.split, peak.stage, slowest, m, t);
+  e.step_time_s = t.total_s();
+
+  e.feasible = e.rejection_code == nullptr;
+  if (!detailed) return e;  // the search ranks on step time; returned plans are re-evaluated
+
+  set_throughput(scenario, e);
+  if (e.bubble_fraction > 0.2) {
     e.diagnostics.push_back({"plan.pp_bubble_large", Severity::kWarning,
                              "the pipeline bubble is " + format_fixed(e.bubble_fraction * 100, 0) +
                                  "% of the step: raise the micro-batch count or interleave"});
   }
-  e.feasible = e.rejection_code == nullptr;
   return e;
 }
 
