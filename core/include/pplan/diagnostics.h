@@ -21,6 +21,9 @@
 /// | plan.sp_needs_tp             | warning  | sequence_parallel ignored at tp = 1              |
 /// | plan.fp8_unsupported         | warning  | fp8 asked on a GPU without FP8: priced in BF16   |
 /// | plan.pp_bubble_large         | warning  | bubble over 20% of the step                      |
+/// | plan.mfu_counts_masked_attention | warning | MFU above 100%: Narayanan et al. eq. 3 counts  |
+/// |                              |          | the masked half of causal attention (mfu_causal  |
+/// |                              |          | counts what runs and stays below 100%)           |
 /// | plan.gpus_per_node_mismatch  | warning  | gpus not a multiple of gpus_per_node             |
 /// | plan.defaults_filled         | info     | evaluate filled in parallel fields the scenario  |
 /// |                              |          | left out (api.cpp; lists them)                   |

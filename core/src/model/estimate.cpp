@@ -494,6 +494,16 @@ void set_throughput(const Scenario& scenario, Estimate& e) {
       e.days_to_train = scenario.training.token_budget / e.tokens_per_s / units::kSecondsPerDay;
     }
   }
+  if (e.mfu > 1.0) {
+    // No kernel runs above peak (kernels.cpp caps every rate), but eq. 3 counts the whole score
+    // matrix while causal kernels compute half of it: attention-bound steps at near-peak
+    // attention rates (long sequences, overridden efficiencies) pass 100% by that convention.
+    e.diagnostics.push_back({"plan.mfu_counts_masked_attention", Severity::kWarning,
+                             "MFU is " + format_fixed(e.mfu * 100, 1) +
+                                 "% because it counts the masked half of causal attention "
+                                 "(Narayanan et al. 2021 eq. 3); counting what the kernels compute, "
+                                 "mfu_causal is " + format_fixed(e.mfu_causal * 100, 1) + "%"});
+  }
 }
 
 }  // namespace
