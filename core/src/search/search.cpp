@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -262,302 +263,234 @@ bool simpler(const Estimate& a, const Estimate& b) { return simplicity_key(a) < 
 
 namespace {
 
-/// One pass of the search against `capacity_bytes` per GPU.
-SearchResult search_within(const Scenario& scenario, const SearchOptions& options, double capacity_bytes) {
-  SearchResult result;
-  Families families(options.top, options.tie_tolerance);
-  const auto started = std::chrono::steady_clock::now();
-  SearchStats& stats = result.stats;
-  const ModelSpec& model = scenario.model;
-  const ParallelConstraints& pin = scenario.parallel;
-  const long long gpus = scenario.cluster.gpus;
-  const int global_batch = scenario.training.global_batch;
-  const bool is_moe = model.moe && model.moe->experts > 0;
+/// Layer times depend on (tp, cp, micro_batch, ep, sp) and the recompute kind only; one timing
+/// per key serves the three kinds. With each, the cheaper layer's whole time, which the bound
+/// reads per configuration.
+struct CachedLayerTimes {
+  LayerTimesPair times;
+  double cheaper_total_s;
+};
+struct LayerKeyHash {
+  std::size_t operator()(const std::array<int, 5>& k) const {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the five values
+    for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+/// What one grid (tp, cp, pp, dp) offers the inner loops: its candidate lists, its split, and
+/// the memory parts computed once for it.
+struct GridSpace {
+  ParallelConfig base;
+  StageSplit split;
+  std::vector<int> eps, sps, micro_batches, vpps;
+  std::vector<CandidateStageParams> params_by_ep;
+  long long inner_per_vpp = 0;  ///< configurations per (micro-batch, vpp)
+};
+
+/// One pass of the search against `capacity_bytes` per GPU: the grids in walk order, each
+/// grid's candidates scored (memory first, then the framework's rules, then a step-time bound,
+/// then the estimate), the kept plans grouped into families.
+class SearchPass {
+ public:
+  SearchPass(const Scenario& scenario, const SearchOptions& options, double capacity_bytes)
+      : scenario_(scenario),
+        options_(options),
+        pin_(scenario.parallel),
+        capacity_(capacity_bytes),
+        families_(options.top, options.tie_tolerance),
+        started_(std::chrono::steady_clock::now()),
+        recomputes_(pin_.recompute ? std::vector<Recompute>{*pin_.recompute}
+                                   : std::vector<Recompute>{Recompute::kFull, Recompute::kSelective,
+                                                            Recompute::kNone}),
+        zeros_(pinned_or(pin_.zero, {0, 1, 2, 3})) {}
+
+  SearchResult run() {
+    for (const Grid& grid : walk_order(pin_, scenario_.cluster.gpus, scenario_.cluster.nvlink_domain_gpus)) {
+      if (stats().capped) break;
+      // Read the clock per grid as well: a space of mostly rejected configurations scores few,
+      // so the check among scored ones alone could let its walk run far past the budget.
+      if (over_time()) {
+        stop("time", grid.tp, grid.cp, grid.pp);
+        break;
+      }
+      search_grid(grid);
+    }
+    if (stats().configs_evaluated == 0) {
+      // Pinned values no candidate list holds (a tp that does not divide the GPUs, a vpp that
+      // does not divide the stages): evaluate the pinned plan itself so its reason shows.
+      Estimate pinned = evaluate(scenario_, resolve_defaults(scenario_));
+      reject(pinned.rejection_code ? pinned.rejection_code : "plan.infeasible", 1);
+      if (!pinned.feasible) result_.nearest_infeasible.push_back(std::move(pinned));
+    }
+    for (const auto& kv : rejected_) stats().rejected_by_reason[std::string(kv.first)] += kv.second;
+    if (!families_.empty()) families_.finish(result_, options_.top);
+    return std::move(result_);
+  }
+
+ private:
+  /// What the recompute loop does after one candidate.
+  enum class Next { kCandidate, kLessRecompute, kStop };
+
+  SearchStats& stats() { return result_.stats; }
+
+  bool over_time() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count() >
+           options_.time_budget_s;
+  }
+
+  void stop(const char* why, int tp, int cp, int pp) {
+    stats().capped = true;
+    stats().capped_by = why;
+    stats().capped_at_tp = tp;
+    stats().capped_at_cp = cp;
+    stats().capped_at_pp = pp;
+  }
+
   // Rejection codes are string literals, a dozen at most: found by address (the same code from
   // two files may have two addresses; the strings are merged at the end).
-  std::vector<std::pair<const char*, long long>> rejected;
-  auto reject = [&stats, &rejected](const char* code, long long count) {
-    auto it = std::find_if(rejected.begin(), rejected.end(), [code](const auto& r) { return r.first == code; });
-    if (it == rejected.end()) {
-      rejected.emplace_back(code, count);
+  void reject(const char* code, long long count) {
+    auto it = std::find_if(rejected_.begin(), rejected_.end(), [code](const auto& r) { return r.first == code; });
+    if (it == rejected_.end()) {
+      rejected_.emplace_back(code, count);
     } else {
       it->second += count;
     }
-    stats.configs_evaluated += count;
-  };
+    stats().configs_evaluated += count;
+  }
 
-  const std::vector<Recompute> recomputes =
-      pin.recompute ? std::vector<Recompute>{*pin.recompute}
-                    : std::vector<Recompute>{Recompute::kFull, Recompute::kSelective, Recompute::kNone};
-  const std::vector<int> zeros = pinned_or(pin.zero, {0, 1, 2, 3});
+  /// Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
+  bool vpp_schedule_ok(const ParallelConfig& base, int mb, int vpp) const {
+    const long long m = scenario_.training.global_batch / (1LL * base.dp * mb);
+    return vpp <= 1 || (m >= base.pp && m % base.pp == 0);
+  }
 
-  auto stop = [&](const char* why, int tp, int cp, int pp) {
-    stats.capped = true;
-    stats.capped_by = why;
-    stats.capped_at_tp = tp;
-    stats.capped_at_cp = cp;
-    stats.capped_at_pp = pp;
-  };
-  // Layer times depend on (tp, cp, micro_batch, ep, sp) and the recompute kind only; one
-  // timing per key serves the three kinds. With each, the cheaper layer's whole time, which
-  // the bound below reads per configuration.
-  struct CachedLayerTimes {
-    LayerTimesPair times;
-    double cheaper_total_s;
-  };
-  struct LayerKeyHash {
-    std::size_t operator()(const std::array<int, 5>& k) const {
-      std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the five values
-      for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
-      return static_cast<std::size_t>(h);
-    }
-  };
-  std::unordered_map<std::array<int, 5>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache;
-  GemmMemo gemm_memo;
-  for (const Grid& grid : walk_order(pin, gpus, scenario.cluster.nvlink_domain_gpus)) {
-    if (stats.capped) break;
+  /// The grid's candidate lists, or nullopt when the whole grid is rejected (counted).
+  std::optional<GridSpace> grid_space(const Grid& grid) {
+    const ModelSpec& model = scenario_.model;
+    const int global_batch = scenario_.training.global_batch;
+    const bool is_moe = model.moe && model.moe->experts > 0;
+    GridSpace g;
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
-    // Read the clock per grid as well: a space of mostly rejected configurations scores few,
-    // so the check among scored ones alone could let its walk run far past the budget.
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
-        options.time_budget_s) {
-      stop("time", tp, cp, pp);
-      break;
-    }
-    const int dp = static_cast<int>(gpus / tp / cp / pp);
-    if (pin.dp && *pin.dp != dp) continue;
+    const int dp = static_cast<int>(scenario_.cluster.gpus / tp / cp / pp);
+    if (pin_.dp && *pin_.dp != dp) return std::nullopt;
     // The inner space size, to count a rejected subtree per configuration it covers.
     // EP must divide both the experts and dp·cp (the expert grid is carved out of DP×CP);
     // candidates that break the second rule are counted as rejected, not evaluated.
-    std::vector<int> eps =
-        pinned_or(pin.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
+    g.eps = pinned_or(pin_.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
     const long long dp_cp = 1LL * dp * cp;
     const auto ep_misfit =
-        std::stable_partition(eps.begin(), eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
-    const long long ep_rejected = static_cast<long long>(eps.end() - ep_misfit);
-    const std::vector<int> sps = pin.sequence_parallel
-                                     ? std::vector<int>{int(*pin.sequence_parallel && tp > 1)}
-                                     : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
+        std::stable_partition(g.eps.begin(), g.eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
+    const long long ep_rejected = static_cast<long long>(g.eps.end() - ep_misfit);
+    g.sps = pin_.sequence_parallel ? std::vector<int>{int(*pin_.sequence_parallel && tp > 1)}
+                                   : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
     const long long inner_per_mb_vpp =
-        static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
-    eps.erase(ep_misfit, eps.end());
+        static_cast<long long>(g.eps.size() * g.sps.size() * recomputes_.size() * zeros_.size());
+    g.eps.erase(ep_misfit, g.eps.end());
 
-    ParallelConfig base;
-    base.tp = tp;
-    base.cp = cp;
-    base.pp = pp;
-    base.dp = dp;
-    base.first_stage_layers = pin.first_stage_layers.value_or(0);
-    base.recompute_layers = pin.recompute_layers.value_or(0);
-    base.last_stage_layers = pin.last_stage_layers.value_or(0);
-    const StageSplit split = split_layers(model.layers, pp, base.first_stage_layers,
-                                          base.last_stage_layers);
+    g.base.tp = tp;
+    g.base.cp = cp;
+    g.base.pp = pp;
+    g.base.dp = dp;
+    g.base.first_stage_layers = pin_.first_stage_layers.value_or(0);
+    g.base.recompute_layers = pin_.recompute_layers.value_or(0);
+    g.base.last_stage_layers = pin_.last_stage_layers.value_or(0);
+    g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers);
     // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
     // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
-    const char* blocking = first_structural_error(scenario, base, split);
+    const char* blocking = first_structural_error(scenario_, g.base, g.split);
     if (global_batch % dp != 0) {
       reject("plan.batch_not_divisible", inner_per_mb_vpp);
-      continue;
+      return std::nullopt;
     }
-    const std::vector<int> micro_batches = pinned_or(pin.micro_batch, divisors(global_batch / dp));
-    std::vector<int> vpps{1};
-    if (pp > 1 && split.valid) {
+    g.micro_batches = pinned_or(pin_.micro_batch, divisors(global_batch / dp));
+    g.vpps = {1};
+    if (pp > 1 && g.split.valid) {
+      const StageSplit& split = g.split;
       const int unit = split.units_per_stage > 0
                            ? split.units_per_stage
                            : std::max(1, std::min({split.first_layers, split.last_layers,
                                                    split.middle_layers > 0 ? split.middle_layers
                                                                            : split.first_layers}));
       for (int v : divisors(unit)) {
-        if (v > 1 && vpp_divides(split, v)) vpps.push_back(v);
+        if (v > 1 && vpp_divides(split, v)) g.vpps.push_back(v);
       }
     }
-    vpps = pinned_or(pin.vpp, vpps);
+    g.vpps = pinned_or(pin_.vpp, g.vpps);
     const long long ep_rejected_total =
-        ep_rejected * static_cast<long long>(sps.size() * recomputes.size() * zeros.size() *
-                                             micro_batches.size() * vpps.size());
+        ep_rejected * static_cast<long long>(g.sps.size() * recomputes_.size() * zeros_.size() *
+                                             g.micro_batches.size() * g.vpps.size());
     if (blocking) {
-      reject(blocking, inner_per_mb_vpp * static_cast<long long>(micro_batches.size() * vpps.size()));
-      continue;
+      reject(blocking, inner_per_mb_vpp * static_cast<long long>(g.micro_batches.size() * g.vpps.size()));
+      return std::nullopt;
     }
     if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
-    const double capacity = capacity_bytes;
-    // Memory parts computed once: stage parameters per ep, activations per (micro-batch, sp,
-    // recompute); each configuration and each bisection step below only combines them.
-    std::vector<CandidateStageParams> params_by_ep;
-    params_by_ep.reserve(eps.size());
-    for (int ep : eps) {
-      ParallelConfig with_ep = base;
+    // Memory parts computed once: stage parameters per ep (activations per micro-batch follow).
+    g.params_by_ep.reserve(g.eps.size());
+    for (int ep : g.eps) {
+      ParallelConfig with_ep = g.base;
       with_ep.ep = ep;
-      params_by_ep.push_back(candidate_stage_params(scenario, with_ep, split));
+      g.params_by_ep.push_back(candidate_stage_params(scenario_, with_ep, g.split));
     }
-    std::vector<LayerActivationParts> activations(sps.size() * recomputes.size());
+    g.inner_per_vpp = static_cast<long long>(g.eps.size() * g.sps.size() * recomputes_.size() * zeros_.size());
+    return g;
+  }
+
+  void search_grid(const Grid& grid) {
+    const std::optional<GridSpace> space = grid_space(grid);
+    if (!space) return;
+    const GridSpace& g = *space;
+    const std::size_t kinds = recomputes_.size();
+    std::vector<LayerActivationParts> activations(g.sps.size() * kinds);
     std::vector<CandidateActivations> stage_activations(activations.size());
-    const long long inner_per_vpp =
-        static_cast<long long>(eps.size() * sps.size() * recomputes.size() * zeros.size());
-    // Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
-    auto vpp_schedule_ok = [&](int mb, int vpp) {
-      const long long m = global_batch / (1LL * dp * mb);
-      return vpp <= 1 || (m >= pp && m % pp == 0);
-    };
-    for (std::size_t mb_index = 0; mb_index < micro_batches.size() && !stats.capped; ++mb_index) {
-      const int mb = micro_batches[mb_index];
-      for (std::size_t si = 0; si < sps.size(); ++si) {
-        for (std::size_t r = 0; r < recomputes.size(); ++r) {
-          ParallelConfig shape = base;
+    for (std::size_t mb_index = 0; mb_index < g.micro_batches.size() && !stats().capped; ++mb_index) {
+      const int mb = g.micro_batches[mb_index];
+      for (std::size_t si = 0; si < g.sps.size(); ++si) {
+        for (std::size_t r = 0; r < kinds; ++r) {
+          ParallelConfig shape = g.base;
           shape.micro_batch = mb;
-          shape.sequence_parallel = sps[si] != 0;
-          shape.recompute = recomputes[r];
-          activations[si * recomputes.size() + r] = layer_activation_parts(scenario, shape);
+          shape.sequence_parallel = g.sps[si] != 0;
+          shape.recompute = recomputes_[r];
+          activations[si * kinds + r] = layer_activation_parts(scenario_, shape);
         }
       }
       bool any_fit = false;
       bool all_checked = true;
-      for (int vpp : vpps) {
-        if (!vpp_schedule_ok(mb, vpp)) {
-          reject("plan.vpp_microbatches", inner_per_vpp);
+      for (int vpp : g.vpps) {
+        if (!vpp_schedule_ok(g.base, mb, vpp)) {
+          reject("plan.vpp_microbatches", g.inner_per_vpp);
           all_checked = false;
           continue;
         }
         // Activation bytes per candidate stage, per (sp, recompute): the candidate stages and
         // their layers come from the split alone, so one computation serves every ep and ZeRO.
-        for (std::size_t si = 0; si < sps.size() && !params_by_ep.empty(); ++si) {
-          for (std::size_t r = 0; r < recomputes.size(); ++r) {
-            ParallelConfig shape = base;
+        for (std::size_t si = 0; si < g.sps.size() && !g.params_by_ep.empty(); ++si) {
+          for (std::size_t r = 0; r < kinds; ++r) {
+            ParallelConfig shape = g.base;
             shape.micro_batch = mb;
             shape.vpp = vpp;
-            shape.sequence_parallel = sps[si] != 0;
-            shape.recompute = recomputes[r];
-            stage_activations[si * recomputes.size() + r] = candidate_activation_bytes(
-                scenario, shape, params_by_ep.front(), activations[si * recomputes.size() + r]);
+            shape.sequence_parallel = g.sps[si] != 0;
+            shape.recompute = recomputes_[r];
+            stage_activations[si * kinds + r] = candidate_activation_bytes(
+                scenario_, shape, g.params_by_ep.front(), activations[si * kinds + r]);
           }
         }
-        for (std::size_t ei = 0; ei < eps.size(); ++ei) {
-          const int ep = eps[ei];
-          for (std::size_t si = 0; si < sps.size(); ++si) {
-            const int sp = sps[si];
-            for (int zero : zeros) {
+        for (std::size_t ei = 0; ei < g.eps.size(); ++ei) {
+          for (std::size_t si = 0; si < g.sps.size(); ++si) {
+            for (int zero : zeros_) {
               // Recompute candidates run from least to most memory (full, selective, none):
               // once one does not fit, the rest cannot either.
-              for (std::size_t r = 0; r < recomputes.size(); ++r) {
-                if (stats.configs_scored >= options.max_configs) {
-                  stop("configurations", tp, cp, pp);
-                  break;
-                }
-                // The clock is read every 4096 scored configurations: cheap, and fine enough.
-                if ((stats.configs_scored & 4095) == 4095 &&
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() >
-                        options.time_budget_s) {
-                  stop("time", tp, cp, pp);
-                  break;
-                }
-                ++stats.configs_scored;
-                ParallelConfig p = base;
+              for (std::size_t r = 0; r < kinds; ++r) {
+                ParallelConfig p = g.base;
                 p.micro_batch = mb;
                 p.vpp = vpp;
-                p.ep = ep;
-                p.sequence_parallel = sp != 0;
-                p.recompute = recomputes[r];
+                p.ep = g.eps[ei];
+                p.sequence_parallel = g.sps[si] != 0;
+                p.recompute = recomputes_[r];
                 p.zero = zero;
-                const CandidateStageParams& stage_params = params_by_ep[ei];
-                const LayerActivationParts& layer_parts = activations[si * recomputes.size() + r];
-                StageMemory peak =
-                    peak_stage_memory(p, stage_params, stage_activations[si * recomputes.size() + r]);
-                if (p.recompute == Recompute::kFull && !pin.recompute && !pin.recompute_layers &&
-                    peak.total_bytes() <= capacity) {
-                  // Recompute only as many layers per chunk as memory needs (Megatron's
-                  // block method): memory falls with every recomputed layer, so the
-                  // fewest that fit are found by bisection. A pinned "full" means every
-                  // layer, as Megatron's uniform method does.
-                  const int chunk = (split.max_layers() + vpp - 1) / vpp;
-                  int lo = 1, hi = chunk;
-                  while (lo < hi) {
-                    const int mid = lo + (hi - lo) / 2;
-                    p.recompute_layers = mid;
-                    if (every_stage_fits(scenario, p, stage_params, layer_parts, capacity)) {
-                      hi = mid;
-                    } else {
-                      lo = mid + 1;
-                    }
-                  }
-                  p.recompute_layers = lo >= chunk ? 0 : lo;
-                  if (p.recompute_layers > 0) peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
-                }
-                const double memory = peak.total_bytes();
-                if (memory > capacity) {
-                  reject("plan.out_of_memory", static_cast<long long>(recomputes.size() - r));
-                  const double ratio = memory / capacity;
-                  if (result.nearest_infeasible.size() < 3 ||
-                      ratio < result.nearest_infeasible.back().memory.total_bytes /
-                                  result.nearest_infeasible.back().memory.capacity_bytes) {
-                    EvaluateOptions fast;
-                    fast.detailed = false;
-                    keep_top(result.nearest_infeasible, evaluate(scenario, p, fast), 3,
-                             less_over_memory);
-                  }
-                  break;
-                }
-                any_fit = true;
-                // What training.framework cannot run is not a plan (launch refuses the same
-                // code). A partial recompute it cannot express falls back to every layer,
-                // which needs less memory still.
-                if (const char* code = first_framework_problem(scenario, p, split)) {
-                  if (p.recompute_layers > 0 && !pin.recompute_layers) {
-                    ParallelConfig every_layer = p;
-                    every_layer.recompute_layers = 0;
-                    if (!first_framework_problem(scenario, every_layer, split)) {
-                      p = every_layer;
-                      peak = peak_stage_memory(scenario, p, stage_params, layer_parts);
-                      code = nullptr;
-                    }
-                  }
-                  if (code) {
-                    reject(code, 1);
-                    continue;
-                  }
-                }
-                const std::array<int, 5> key{tp, cp, mb, ep, sp};
-                auto by_kind = layer_cache.find(key);
-                if (by_kind == layer_cache.end()) {
-                  const LayerTimesPair timed = layer_times_for(scenario, p, &gemm_memo);
-                  std::array<CachedLayerTimes, 3> kinds;
-                  for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-                    const LayerTimesPair times{with_recompute(timed.dense, kind),
-                                               with_recompute(timed.moe, kind)};
-                    kinds[int(kind)] = {times, std::min(times.dense.total_s(), times.moe.total_s())};
-                  }
-                  by_kind = layer_cache.emplace(key, kinds).first;
-                }
-                const CachedLayerTimes* cached = &by_kind->second[int(p.recompute)];
-                // Bound: every micro-batch and the bubble pass through the fullest stage,
-                // so (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten.
-                // A plan whose bound already loses to the kept ones cannot win.
-                const double threshold_s = families.threshold_s();
-                if (threshold_s < std::numeric_limits<double>::infinity()) {
-                  const double m = double(global_batch) / (double(dp) * mb);
-                  const double bound = (m + (pp - 1.0) / vpp) * split.max_layers() *
-                                       cached->cheaper_total_s;
-                  if (bound > threshold_s) {
-                    if (const char* code = first_structural_error(scenario, p, split)) {
-                      reject(code, 1);
-                    } else {
-                      ++stats.configs_evaluated;
-                      ++stats.feasible;
-                    }
-                    continue;
-                  }
-                }
-                EvaluateOptions fast;
-                fast.detailed = false;
-                fast.layer_times = &cached->times;
-                fast.peak_memory = &peak;
-                Estimate e = evaluate(scenario, p, fast);
-                if (!e.feasible) {
-                  reject(e.rejection_code, 1);
-                  continue;
-                }
-                ++stats.configs_evaluated;
-                ++stats.feasible;
-                families.add(std::move(e));
+                const Next next = score(g, p, g.params_by_ep[ei], activations[si * kinds + r],
+                                        stage_activations[si * kinds + r], kinds - r, any_fit);
+                if (next != Next::kCandidate) break;
               }
             }
           }
@@ -565,27 +498,160 @@ SearchResult search_within(const Scenario& scenario, const SearchOptions& option
       }
       if (!any_fit && all_checked) {
         // Memory grows with the micro-batch: nothing larger fits either.
-        for (std::size_t later = mb_index + 1; later < micro_batches.size(); ++later) {
-          for (int vpp : vpps) {
-            reject(vpp_schedule_ok(micro_batches[later], vpp) ? "plan.out_of_memory"
-                                                               : "plan.vpp_microbatches",
-                   inner_per_vpp);
+        for (std::size_t later = mb_index + 1; later < g.micro_batches.size(); ++later) {
+          for (int vpp : g.vpps) {
+            reject(vpp_schedule_ok(g.base, g.micro_batches[later], vpp) ? "plan.out_of_memory"
+                                                                        : "plan.vpp_microbatches",
+                   g.inner_per_vpp);
           }
         }
         break;
       }
     }
   }
-  if (stats.configs_evaluated == 0) {
-    // Pinned values no candidate list holds (a tp that does not divide the GPUs, a vpp that
-    // does not divide the stages): evaluate the pinned plan itself so its reason shows.
-    Estimate pinned = evaluate(scenario, resolve_defaults(scenario));
-    reject(pinned.rejection_code ? pinned.rejection_code : "plan.infeasible", 1);
-    if (!pinned.feasible) result.nearest_infeasible.push_back(std::move(pinned));
+
+  /// Recompute only as many layers per chunk as memory needs (Megatron's block method): memory
+  /// falls with every recomputed layer, so the fewest that fit are found by bisection. A pinned
+  /// "full" means every layer, as Megatron's uniform method does. Updates p and peak.
+  void fewest_recomputed_layers(const GridSpace& g, const CandidateStageParams& stage_params,
+                                const LayerActivationParts& layer_parts, ParallelConfig& p,
+                                StageMemory& peak) const {
+    const int chunk = (g.split.max_layers() + p.vpp - 1) / p.vpp;
+    int lo = 1, hi = chunk;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      p.recompute_layers = mid;
+      if (every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    p.recompute_layers = lo >= chunk ? 0 : lo;
+    if (p.recompute_layers > 0) peak = peak_stage_memory(scenario_, p, stage_params, layer_parts);
   }
-  for (const auto& kv : rejected) stats.rejected_by_reason[std::string(kv.first)] += kv.second;
-  if (!families.empty()) families.finish(result, options.top);
-  return result;
+
+  /// Keeps the three plans nearest to fitting (by memory over capacity) to show when none fits.
+  void remember_near_miss(const ParallelConfig& p, double memory) {
+    const double ratio = memory / capacity_;
+    std::vector<Estimate>& near = result_.nearest_infeasible;
+    if (near.size() < 3 || ratio < near.back().memory.total_bytes / near.back().memory.capacity_bytes) {
+      EvaluateOptions fast;
+      fast.detailed = false;
+      keep_top(near, evaluate(scenario_, p, fast), 3, less_over_memory);
+    }
+  }
+
+  /// The layer times of p's key, timed once per key.
+  const CachedLayerTimes& cached_layer_times(const ParallelConfig& p) {
+    const std::array<int, 5> key{p.tp, p.cp, p.micro_batch, p.ep, int(p.sequence_parallel)};
+    auto by_kind = layer_cache_.find(key);
+    if (by_kind == layer_cache_.end()) {
+      const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_);
+      std::array<CachedLayerTimes, 3> kinds;
+      for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+        const LayerTimesPair times{with_recompute(timed.dense, kind), with_recompute(timed.moe, kind)};
+        kinds[int(kind)] = {times, std::min(times.dense.total_s(), times.moe.total_s())};
+      }
+      by_kind = layer_cache_.emplace(key, kinds).first;
+    }
+    return by_kind->second[int(p.recompute)];
+  }
+
+  /// One candidate: memory, the framework's rules, the step-time bound, the estimate.
+  /// `heavier_left`: this recompute kind and the ones after it, rejected together when it
+  /// does not fit (they need more memory still).
+  Next score(const GridSpace& g, ParallelConfig& p, const CandidateStageParams& stage_params,
+             const LayerActivationParts& layer_parts, const CandidateActivations& stage_activations,
+             std::size_t heavier_left, bool& any_fit) {
+    if (stats().configs_scored >= options_.max_configs) {
+      stop("configurations", p.tp, p.cp, p.pp);
+      return Next::kStop;
+    }
+    // The clock is read every 4096 scored configurations: cheap, and fine enough.
+    if ((stats().configs_scored & 4095) == 4095 && over_time()) {
+      stop("time", p.tp, p.cp, p.pp);
+      return Next::kStop;
+    }
+    ++stats().configs_scored;
+    StageMemory peak = peak_stage_memory(p, stage_params, stage_activations);
+    if (p.recompute == Recompute::kFull && !pin_.recompute && !pin_.recompute_layers &&
+        peak.total_bytes() <= capacity_) {
+      fewest_recomputed_layers(g, stage_params, layer_parts, p, peak);
+    }
+    const double memory = peak.total_bytes();
+    if (memory > capacity_) {
+      reject("plan.out_of_memory", static_cast<long long>(heavier_left));
+      remember_near_miss(p, memory);
+      return Next::kLessRecompute;
+    }
+    any_fit = true;
+    // What training.framework cannot run is not a plan (launch refuses the same code). A
+    // partial recompute it cannot express falls back to every layer, which needs less memory.
+    if (const char* code = first_framework_problem(scenario_, p, g.split)) {
+      if (p.recompute_layers > 0 && !pin_.recompute_layers) {
+        ParallelConfig every_layer = p;
+        every_layer.recompute_layers = 0;
+        if (!first_framework_problem(scenario_, every_layer, g.split)) {
+          p = every_layer;
+          peak = peak_stage_memory(scenario_, p, stage_params, layer_parts);
+          code = nullptr;
+        }
+      }
+      if (code) {
+        reject(code, 1);
+        return Next::kCandidate;
+      }
+    }
+    const CachedLayerTimes& cached = cached_layer_times(p);
+    // Bound: every micro-batch and the bubble pass through the fullest stage, so
+    // (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten. A plan whose bound
+    // already loses to the kept ones cannot win.
+    const double threshold_s = families_.threshold_s();
+    if (threshold_s < std::numeric_limits<double>::infinity()) {
+      const double m = double(scenario_.training.global_batch) / (double(p.dp) * p.micro_batch);
+      const double bound = (m + (p.pp - 1.0) / p.vpp) * g.split.max_layers() * cached.cheaper_total_s;
+      if (bound > threshold_s) {
+        if (const char* code = first_structural_error(scenario_, p, g.split)) {
+          reject(code, 1);
+        } else {
+          ++stats().configs_evaluated;
+          ++stats().feasible;
+        }
+        return Next::kCandidate;
+      }
+    }
+    EvaluateOptions fast;
+    fast.detailed = false;
+    fast.layer_times = &cached.times;
+    fast.peak_memory = &peak;
+    Estimate e = evaluate(scenario_, p, fast);
+    if (!e.feasible) {
+      reject(e.rejection_code, 1);
+      return Next::kCandidate;
+    }
+    ++stats().configs_evaluated;
+    ++stats().feasible;
+    families_.add(std::move(e));
+    return Next::kCandidate;
+  }
+
+  const Scenario& scenario_;
+  const SearchOptions& options_;
+  const ParallelConstraints& pin_;
+  const double capacity_;
+  SearchResult result_;
+  Families families_;
+  const std::chrono::steady_clock::time_point started_;
+  const std::vector<Recompute> recomputes_;
+  const std::vector<int> zeros_;
+  std::vector<std::pair<const char*, long long>> rejected_;
+  std::unordered_map<std::array<int, 5>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache_;
+  GemmMemo gemm_memo_;
+};
+
+SearchResult search_within(const Scenario& scenario, const SearchOptions& options, double capacity_bytes) {
+  return SearchPass(scenario, options, capacity_bytes).run();
 }
 
 }  // namespace
