@@ -325,6 +325,17 @@ TEST(TorchtitanLaunch, UnevenVirtualStagesAreExpressedExactly) {
 
 json ds_config(const std::string& text) { return json::parse(heredoc(text, "ds_config.json")); }
 
+// CUDA_DEVICE_MAX_CONNECTIONS=1 keeps kernels in order for Megatron-DeepSpeed's async TP
+// all-reduce; with tp 1 there is none, and one hardware queue would serialise the ZeRO-3
+// collectives the plan prices as overlapped (issue #27).
+TEST(DeepSpeedLaunch, OneConnectionOnlyWhereTensorParallelNeedsIt) {
+  const json tp2 = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(2, 1, 8, 1), "deepspeed");
+  EXPECT_TRUE(contains(text_of(tp2, "deepspeed"), "export CUDA_DEVICE_MAX_CONNECTIONS=1"));
+  const json tp1 = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "bf16", grid(1, 1, 16, 3), "deepspeed");
+  ASSERT_TRUE(problem_codes(tp1, "deepspeed").empty());
+  EXPECT_FALSE(contains(text_of(tp1, "deepspeed"), "CUDA_DEVICE_MAX_CONNECTIONS"));
+}
+
 TEST(DeepSpeedLaunch, FlashAttentionFlagFollowsThePricedAttention) {
   // Megatron-DeepSpeed 4efb479d megatron/arguments.py: --use-flash-attn-v2; without it the
   // core attention materialises the scores, which pplan prices only with flash_attention off.

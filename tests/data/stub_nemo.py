@@ -9,11 +9,15 @@ Written from the sources (not copied), Python standard library only:
       bf16_with_mxfp8_mixed
     nemo/collections/llm/gpt/model/{base,llama,mixtral,deepseek}.py  model config defaults
     nemo/collections/llm/gpt/data/mock.py  MockDataModule
+    nemo/collections/llm/gpt/data/pre_training.py:170-199  PreTrainingDataModule
+    nemo/collections/common/tokenizers/huggingface/auto_tokenizer.py:34-51  AutoTokenizer
     nemo/lightning/pytorch/strategies/megatron_strategy.py  MegatronStrategy parameters
     nemo/lightning/pytorch/plugins/mixed_precision.py  MegatronMixedPrecision parameters
   NVIDIA/Megatron-LM d98e8a64ddf3: TransformerConfig, DistributedDataParallelConfig and
     OptimizerConfig field names and defaults (the fields pplan sets)
-  NVIDIA/NeMo-Run 0c49127199ca: SlurmExecutor fields (time defaults to "00:10:00"), LocalTunnel
+  NVIDIA/NeMo-Run 0c49127199ca: SlurmExecutor fields (time defaults to "00:10:00"), LocalTunnel;
+    NVIDIA-NeMo/Run 9339e127cda1 nemo_run/core/packaging/base.py:26-50 Packager (exported by
+    nemo_run/__init__.py:34); slurm.py:334 (git packaging by default), 638-645 (git rev-parse)
 
 run.Config / run.Partial behave like NeMo-Run's (fiddle) buildables: attributes are the target's
 parameters, unset ones read as the target's defaults, and setting an unknown one fails.
@@ -239,6 +243,19 @@ MockDataModule = Target("MockDataModule", dict(
     seq_length=2048, tokenizer=None, micro_batch_size=4, global_batch_size=8, rampup_batch_size=None,
     num_train_samples=10_000_000, num_val_samples=10_000, num_test_samples=10_000, num_workers=8, pin_memory=True,
     persistent_workers=False, create_attention_mask=False, vocab_file=None, merges_file=None))
+# `paths` is required in NeMo (no default); None here only marks it unset.
+PreTrainingDataModule = Target("PreTrainingDataModule", dict(
+    paths=None, seq_length=2048, tokenizer=None, micro_batch_size=4, global_batch_size=8, rampup_batch_size=None,
+    num_workers=8, pin_memory=True, persistent_workers=False, reset_position_ids=False, create_attention_mask=False,
+    reset_attention_mask=False, eod_mask_loss=False, seed=1234, split="900,50,50", index_mapping_dir=None,
+    num_dataset_builder_threads=1, num_train_samples=None, num_val_samples=None, num_test_samples=None,
+    dataloader_type="single", init_consumed_samples=0, init_global_step=0, output_log=True, dataset_cls="GPTDataset",
+    mmap_bin_files=True, object_storage_cache_path=None))
+# `pretrained_model_name` is required in NeMo; None here only marks it unset.
+AutoTokenizer = Target("AutoTokenizer", dict(
+    pretrained_model_name=None, vocab_file=None, merges_file=None, mask_token=None, bos_token=None, eos_token=None,
+    pad_token=None, sep_token=None, cls_token=None, unk_token=None, additional_special_tokens=[], use_fast=True,
+    trust_remote_code=False, include_special_tokens=False, chat_template=None))
 MegatronOptimizerModule = Target("MegatronOptimizerModule", dict(config=None, lr_scheduler=None))
 CosineAnnealingScheduler = Target("CosineAnnealingScheduler", dict(warmup_steps=750, constant_steps=0, min_lr=None))
 TimingCallback = Target("TimingCallback", {})
@@ -395,6 +412,13 @@ def base_recipe(name, num_nodes, num_gpus_per_node, **kw):
 
 # ---- NeMo-Run ---------------------------------------------------------------------------
 
+class Packager:
+    """NeMo-Run's pass-through packager: nothing is packaged (the code is in the container)."""
+
+    def __init__(self, debug=False, symlink_from_remote_dir=None):
+        self.debug, self.symlink_from_remote_dir = debug, symlink_from_remote_dir
+
+
 class LocalTunnel:
     def __init__(self, job_dir):
         self.job_dir = job_dir
@@ -436,12 +460,14 @@ def install():
 
     sys.modules["torch"], sys.modules["torch.nn"], sys.modules["torch.nn.functional"] = torch, torch_nn, torch_functional
     module("nemo_run", Config=Config, Partial=Partial, SlurmExecutor=SlurmExecutor, LocalTunnel=LocalTunnel,
-           run=run_fn)
-    llm = module("nemo.collections.llm")
+           Packager=Packager, run=run_fn)
+    llm = module("nemo.collections.llm", PreTrainingDataModule=PreTrainingDataModule)
     for name in RECIPES:
         setattr(llm, name, module(f"nemo.collections.llm.{name}", pretrain_recipe=_recorded(name, RECIPES[name])))
     module("nemo")
     module("nemo.collections", llm=llm)
+    module("nemo.collections.common")
+    module("nemo.collections.common.tokenizers", AutoTokenizer=AutoTokenizer)
     module("nemo.collections.llm.recipes")
     module("nemo.collections.llm.recipes.precision")
     module("nemo.collections.llm.recipes.precision.mixed_precision", bf16_mixed=bf16_mixed,

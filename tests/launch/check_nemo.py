@@ -266,6 +266,14 @@ def check(name, s):
             plugin.reuse_grad_buf_for_mxfp8_param_ag = False
     e["trainer.plugins"] = plugin
 
+    # Real data: PreTrainingDataModule over placeholder paths with a placeholder tokenizer, its
+    # other parameters NeMo's defaults (never the recipe's MockDataModule of random tokens).
+    if recipe.data._target is not stub_nemo.PreTrainingDataModule:
+        fail(name, f"trains on {recipe.data._target.name}, not PreTrainingDataModule")
+    real_data = stub_nemo.Config(stub_nemo.PreTrainingDataModule, paths=["/path/to/corpus_text_document"],
+                                 tokenizer=stub_nemo.Config(stub_nemo.AutoTokenizer,
+                                                            pretrained_model_name="PLACEHOLDER_HF_TOKENIZER"))
+    base.data = real_data
     result, before = flatten(recipe), flatten(base)
     checks.compare(fail, name, result, before, e)
     # The architecture that trains is the priced one (the recipe's own for exact presets).
@@ -287,6 +295,9 @@ def check(name, s):
         fail(name, f"SlurmExecutor time {x['time']!r}: NeMo-Run's default kills the job after 10 minutes")
     if (x["nodes"], x["ntasks_per_node"], x["gpus_per_node"]) != (nodes, per_node, per_node):
         fail(name, f"executor {x['nodes']} nodes x {x['ntasks_per_node']} tasks")
+    # NeMo-Run packages with git unless told otherwise and stops outside a checkout (slurm.py:638).
+    if not isinstance(x["packager"], stub_nemo.Packager):
+        fail(name, f"SlurmExecutor packager {x['packager']!r}: the default git packaging needs a git checkout")
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in (x["env_vars"] or {}).items()):
         fail(name, "env_vars must map strings to strings")
 

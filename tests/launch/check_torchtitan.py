@@ -233,8 +233,11 @@ def check_toml(name, s, text):
     m = batch // (mb * dp)
     fp8 = s["training"]["precision"] == "fp8"
     deepseek = module_name == "deepseek_v3"
+    # Real assets and a real dataset as placeholders, never the test tokenizer or c4_test.
+    assets = "DeepSeek-V3" if deepseek else f"Llama-3.1-{flavor}"
     expected = {
         "model.name": module_name, "model.flavor": flavor,
+        "model.hf_assets_path": f"./assets/hf/{assets}", "training.dataset": "c4",
         "training.local_batch_size": mb * m if pp > 1 else mb,
         "training.global_batch_size": batch, "training.seq_len": seq,
         "training.mixed_precision_param": "bfloat16", "training.mixed_precision_reduce": "float32",

@@ -512,9 +512,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   }
   if (!detail::titan_model(model).known &&
       sink.add("torchtitan.no_model",
-               "torchtitan has no config for {s} (its registry has Llama 3 8B/70B/405B and "
-               "DeepSeek-V3 671B of the published shapes); a stand-in would train another "
-               "architecture: register the model in torchtitan or use --format megatron",
+               "torchtitan has no config of {s}'s shape: its registry holds Llama 3 8B/70B/405B "
+               "(vocabulary 128,256, RoPE theta 500,000, untied, SwiGLU) and DeepSeek-V3 671B as "
+               "published (b5bcd76c torchtitan/models/{llama3,deepseek_v3}/__init__.py), and a "
+               "model that differs in any field (a vocabulary of 128,000 too) would train another "
+               "architecture: use the preset (e.g. llama3-405b), register the model in torchtitan, "
+               "or use --format megatron",
                {}, model.name)) {
     return true;
   }

@@ -242,8 +242,15 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
       << " x dp " << p.dp << " x " << f.microbatches << " micro-batches; seq " << f.seq_len
       << " -> " << f.tokens_per_step << " tokens per step\n";
   if (p.pp > 1) {
-    out << "# pipeline: layers per stage first/middle/last = " << plan.split.first_layers << "/"
-        << plan.split.middle_layers << "/" << plan.split.last_layers
+    // Two stages have no middle one: "16/16", not "16/0/16".
+    if (p.pp == 2) {
+      out << "# pipeline: layers per stage first/last = " << plan.split.first_layers << "/"
+          << plan.split.last_layers;
+    } else {
+      out << "# pipeline: layers per stage first/middle/last = " << plan.split.first_layers << "/"
+          << plan.split.middle_layers << "/" << plan.split.last_layers;
+    }
+    out
         << (plan.split.embedding_counted ? "; embedding counted as a layer" : "")
         << (plan.split.loss_counted ? "; loss counted as a layer" : "") << "\n";
   }
@@ -258,7 +265,14 @@ std::string plan_header(const Scenario& scenario, const Estimate& plan, const La
 }
 
 std::string env_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
-  std::string out = plan_header(scenario, plan, f, "Environment for Megatron-LM / NeMo");
+  // The block is Megatron-Core's (its asserts and NCCL settings, §2); a plan priced for another
+  // framework says so in the title rather than pass for that framework's environment.
+  const Framework framework = scenario.training.framework;
+  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  std::string out = plan_header(scenario, plan, f,
+                                megatron ? "Environment for Megatron-LM / NeMo"
+                                         : std::string("NCCL / CUDA environment as Megatron-Core needs it (the plan is priced for ") +
+                                               framework_name(framework) + ")");
   out += "# Source this on every node before launching (lines starting '# export' are optional\n";
   out += "# or site-specific placeholders: uncomment and edit).\n";
   out += environment_block(f);

@@ -65,8 +65,13 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   out << "  \"wall_clock_breakdown\": false\n";
   out << "}\n";
   out << "PPLAN_EOF\n\n";
-  out << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron's async TP communication relies on "
-         "in-order kernels\n";
+  // Megatron-DeepSpeed's tensor-parallel layers need in-order kernels (one hardware queue) for
+  // their async gradient all-reduce; with tp 1 there is none, and one queue would serialise the
+  // ZeRO collectives the plan overlaps with compute.
+  if (p.tp > 1) {
+    out << "export CUDA_DEVICE_MAX_CONNECTIONS=1  # Megatron's async TP communication relies on "
+           "in-order kernels\n";
+  }
   out << "torchrun --nproc_per_node " << f.nproc_per_node << " --nnodes " << f.nodes
       << " --node_rank \"$NODE_RANK\" --master_addr \"$MASTER_ADDR\" --master_port "
          "\"$MASTER_PORT\" \\\n";

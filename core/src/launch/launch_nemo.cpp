@@ -62,6 +62,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "import torch\n";
   if (!recipe.exact) out << "import torch.nn.functional as F\n";
   out << "from nemo.collections import llm\n";
+  out << "from nemo.collections.common.tokenizers import AutoTokenizer\n";
   out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
       << "\n";
   if (f.tp_overlap) {
@@ -149,7 +150,17 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("model.config.recompute_modules", "None");
   }
 
-  // Data and steps.
+  // Data and steps. Real data, never the recipe's MockDataModule (NeMo 8cfedd72
+  // recipes/llama3_8b.py:190): PreTrainingDataModule (gpt/data/pre_training.py:170) over a
+  // Megatron-format corpus, with the model's tokenizer (without one it would be GPT-2's, :260).
+  out << "# Real data instead of the recipe's MockDataModule (random tokens).\n";
+  out << "recipe.data = run.Config(\n";
+  out << "    llm.PreTrainingDataModule,\n";
+  out << "    paths=[\"/path/to/corpus_text_document\"],  # PLACEHOLDER: prefixes of Megatron "
+         ".bin/.idx files (weights may precede them)\n";
+  out << "    tokenizer=run.Config(AutoTokenizer, pretrained_model_name=\"PLACEHOLDER_HF_TOKENIZER\"),  "
+         "# PLACEHOLDER: the model's Hugging Face id or a local copy\n";
+  out << ")\n";
   set("data.seq_length", num(f.seq_len));
   set("data.global_batch_size", num(f.global_batch));
   set("data.micro_batch_size", num(p.micro_batch), num(f.microbatches) + " micro-batches per step");
@@ -247,6 +258,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   }
   out << "    container_image=\"PLACEHOLDER_NEMO_CONTAINER\",  # e.g. nvcr.io/nvidia/nemo:YY.MM\n";
   out << "    tunnel=run.LocalTunnel(job_dir=\"/path/to/nemo-run-jobs\"),  # PLACEHOLDER\n";
+  // SlurmExecutor packages the working directory with git by default (NeMo-Run 9339e12
+  // slurm.py:334), and stops outside a git checkout (slurm.py:638-645); NeMo is in the container.
+  out << "    packager=run.Packager(),  # the code is in the container: nothing to package (no git "
+         "checkout needed)\n";
   out << "    env_vars={\n";
   for (const EnvVar& v : environment(f)) {
     if (v.kind != EnvVar::Kind::kExport) continue;

@@ -12,6 +12,17 @@ namespace pplan::detail {
 
 namespace {
 
+/// The folder torchtitan's scripts/download_hf_assets.py writes a registry model's assets to.
+std::string hf_assets_name(const TitanModel& model) {
+  const std::string_view flavor = model.flavor;
+  if (std::string_view(model.module) == "deepseek_v3") return "DeepSeek-V3";
+  return "Llama-3.1-" + std::string(flavor);
+}
+
+}  // namespace
+
+namespace {
+
 const char* py_bool(bool value) { return value ? "True" : "False"; }
 
 std::string torchrun_c10d(const LaunchFacts& f) {
@@ -86,7 +97,7 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   } else {
     out << "    # pplan prices eager kernels and TP communication without overlap: no compiled "
            "model, no async TP\n";
-    out << "    # (llama3_405b() enables both).\n";
+    if (std::string_view(model.function) == "llama3_405b") out << "    # (llama3_405b() enables both).\n";
     out << "    config.compile.components = [c for c in config.compile.components if c != "
            "\"model\"]\n";
     out << "    config.compile.enable_async_tensor_parallel = False\n";
@@ -180,6 +191,10 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   out << "[model]\n";
   out << "name = " << toml_str(model.module) << "\n";
   out << "flavor = " << toml_str(model.flavor) << "\n";
+  // Never torchtitan's test defaults (the test tokenizer, c4_test): the real assets, as
+  // placeholders the user points at their copies (scripts/download_hf_assets.py fetches them).
+  out << "hf_assets_path = " << toml_str(std::string("./assets/hf/") + hf_assets_name(model))
+      << "  # PLACEHOLDER: the model's Hugging Face tokenizer and config\n";
   if (f.fp8) {
     out << "converters = [\"quantize.linear.float8\""
         << (deepseek ? ", \"quantize.grouped_mm.float8\"" : "") << "]\n";
@@ -192,6 +207,9 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
       << "\n";
   out << "global_batch_size = " << f.global_batch << "\n";
   out << "seq_len = " << f.seq_len << "\n";
+  out << "dataset = \"c4\"  # PLACEHOLDER: a dataset registered in torchtitan/datasets (c4 streams "
+         "allenai/c4)\n";
+  out << "# dataset_path = \"/path/to/c4\"  # PLACEHOLDER: a local copy of it, if you have one\n";
   out << "mixed_precision_param = \"bfloat16\"\n";
   out << "mixed_precision_reduce = \"float32\"  # gradients reduced in fp32, as priced\n";
   if (f.train_iters > 0) out << "steps = " << f.train_iters << "\n";
