@@ -73,48 +73,30 @@ GpuSpec b200() {
 // The measured attention constants are calibration.json's with their sources; the fitted
 // in-step factors are replaced by a round 0.9 so that a refit moves no expected number.
 
+/// An architecture's constants, typed in; the fitted in-step factors are 0.9.
+ArchitectureCalibration constants(int sm_count, double mamf_bf16, double mamf_fp8, double peak_fraction,
+                                  double half_keys, double backward_ratio) {
+  ArchitectureCalibration a;
+  a.sm_count = sm_count;
+  a.mamf_fraction_bf16 = mamf_bf16;
+  a.mamf_fraction_fp8 = mamf_fp8;
+  a.attention_peak_fraction = peak_fraction;
+  a.attention_half_keys = half_keys;
+  a.attention_backward_ratio = backward_ratio;
+  a.gemm_in_step = 0.9;
+  a.attention_in_step = 0.9;
+  return a;
+}
+
 /// Ampere: FlashAttention-2 on A100 (Dao 2023): peak share 0.72, half rate at 600 keys,
 /// backward at 0.8 of forward.
-ArchitectureCalibration ampere_constants() {
-  ArchitectureCalibration a;
-  a.sm_count = 108;
-  a.mamf_fraction_bf16 = 0.869;
-  a.mamf_fraction_fp8 = 0.869;
-  a.attention_peak_fraction = 0.72;
-  a.attention_half_keys = 600;
-  a.attention_backward_ratio = 0.8;
-  a.gemm_in_step = 0.9;
-  a.attention_in_step = 0.9;
-  return a;
-}
+ArchitectureCalibration ampere_constants() { return constants(108, 0.869, 0.869, 0.72, 600, 0.8); }
 
 /// Hopper: FlashAttention-3 on H100 (Shah et al. 2024 Fig. 5, 7): 0.66, 700 keys, 0.9.
-ArchitectureCalibration hopper_constants() {
-  ArchitectureCalibration a;
-  a.sm_count = 132;
-  a.mamf_fraction_bf16 = 0.803;
-  a.mamf_fraction_fp8 = 0.709;
-  a.attention_peak_fraction = 0.66;
-  a.attention_half_keys = 700;
-  a.attention_backward_ratio = 0.9;
-  a.gemm_in_step = 0.9;
-  a.attention_in_step = 0.9;
-  return a;
-}
+ArchitectureCalibration hopper_constants() { return constants(132, 0.803, 0.709, 0.66, 700, 0.9); }
 
 /// Blackwell: 0.45, 1500 keys, 0.9 (calibration.json's sources).
-ArchitectureCalibration blackwell_constants() {
-  ArchitectureCalibration a;
-  a.sm_count = 148;
-  a.mamf_fraction_bf16 = 0.776;
-  a.mamf_fraction_fp8 = 0.763;
-  a.attention_peak_fraction = 0.45;
-  a.attention_half_keys = 1500;
-  a.attention_backward_ratio = 0.9;
-  a.gemm_in_step = 0.9;
-  a.attention_in_step = 0.9;
-  return a;
-}
+ArchitectureCalibration blackwell_constants() { return constants(148, 0.776, 0.763, 0.45, 1500, 0.9); }
 
 /// host 10 µs per kernel, 50 µs per collective, overlap slowdown 0.3, streaming at 0.8 of HBM.
 Calibration typed_calibration() {
