@@ -159,7 +159,39 @@ int write_one(const std::string& path, const std::string& data_dir, std::optiona
   return 0;
 }
 
-int check_one(const std::string& path, const std::string& data_dir, std::optional<AccuracyInputs>& accuracy) {
+/// Paragraphs of `text` (80+ characters, outside code and tables) already seen in this or an
+/// earlier file: one fact, one place. Prints each repeat; returns how many.
+int repeated_paragraphs(const std::string& path, const std::string& text,
+                        std::map<std::string, std::string>& first_seen) {
+  int repeats = 0;
+  const std::string prose = std::regex_replace(text, std::regex(R"(```[\s\S]*?```)"), "");
+  std::istringstream in(prose);
+  std::string paragraph;
+  const auto flush = [&] {
+    if (paragraph.size() >= 80 && paragraph[0] != '|' && !starts_with(paragraph, "<!--")) {
+      const auto [at, fresh] = first_seen.emplace(paragraph, path);
+      if (!fresh) {
+        ++repeats;
+        std::printf("%s repeats a paragraph of %s: \"%.60s...\"\n", path.c_str(), at->second.c_str(),
+                    paragraph.c_str());
+      }
+    }
+    paragraph.clear();
+  };
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      flush();
+    } else {
+      const std::size_t from = line.find_first_not_of(" \t");
+      paragraph += (paragraph.empty() ? "" : " ") + line.substr(from);
+    }
+  }
+  flush();
+  return repeats;
+}
+
+int check_one(const std::string& path, const std::string& data_dir, std::optional<AccuracyInputs>& accuracy,
+              std::map<std::string, std::string>& paragraphs_seen) {
   const std::string text = read_file_text(path);
   const std::string absolute_data = std::filesystem::absolute(data_dir).string();
   int failures = 0;
@@ -197,7 +229,9 @@ int check_one(const std::string& path, const std::string& data_dir, std::optiona
     std::printf("%s: the page's bench block: %s; rerun `npm --prefix web run bench -- --write-readme`\n", path.c_str(),
                 web.c_str());
   }
-  std::printf("%s: %d generated blocks checked, %d problems (blocks that differ, missing links)\n", path.c_str(), blocks, failures);
+  failures += repeated_paragraphs(path, text, paragraphs_seen);
+  std::printf("%s: %d generated blocks checked, %d problems (blocks that differ, missing links, repeated paragraphs)\n",
+              path.c_str(), blocks, failures);
   return failures == 0 ? 0 : 1;
 }
 
@@ -212,35 +246,9 @@ int write_readme(const std::vector<std::string>& paths, const std::string& data_
 
 int check_readme(const std::vector<std::string>& paths, const std::string& data_dir) {
   std::optional<AccuracyInputs> accuracy;
+  std::map<std::string, std::string> paragraphs_seen;  // across the files: one fact, one place
   int status = 0;
-  for (const std::string& path : paths) status |= check_one(path, data_dir, accuracy);
-  // One fact, one place: no prose paragraph (80+ characters, outside code and tables) twice.
-  std::map<std::string, std::string> first_seen;
-  for (const std::string& path : paths) {
-    const std::string prose = std::regex_replace(read_file_text(path), std::regex(R"(```[\s\S]*?```)"), "");
-    std::istringstream in(prose);
-    std::string paragraph;
-    const auto flush = [&] {
-      if (paragraph.size() >= 80 && paragraph[0] != '|' && !starts_with(paragraph, "<!--")) {
-        const auto [at, fresh] = first_seen.emplace(paragraph, path);
-        if (!fresh) {
-          status = 1;
-          std::printf("%s repeats a paragraph of %s: \"%.60s...\"\n", path.c_str(), at->second.c_str(),
-                      paragraph.c_str());
-        }
-      }
-      paragraph.clear();
-    };
-    for (std::string line; std::getline(in, line);) {
-      if (line.find_first_not_of(" \t") == std::string::npos) {
-        flush();
-      } else {
-        const std::size_t from = line.find_first_not_of(" \t");
-        paragraph += (paragraph.empty() ? "" : " ") + line.substr(from);
-      }
-    }
-    flush();
-  }
+  for (const std::string& path : paths) status |= check_one(path, data_dir, accuracy, paragraphs_seen);
   return status;
 }
 
