@@ -443,15 +443,58 @@ TEST(DeepSpeedLaunch, FullRecomputeWithPipelineUsesDeepSpeedCheckpointing) {
   EXPECT_TRUE(contains(text, "--deepspeed-activation-checkpointing")) << text;
 }
 
-TEST(DeepSpeedLaunch, RefusesFp8AndItsOwnPipelineSplit) {
-  // ds_config.json has no FP8 switch: the run would be bf16.
+TEST(DeepSpeedLaunch, Fp8RunsThroughTransformerEngineWithoutThePipeline) {
+  // Megatron-DeepSpeed 4efb479d megatron/arguments.py: --fp8-hybrid needs --transformer-impl
+  // transformer_engine; megatron/model/transformer.py builds te.pytorch.TransformerLayer
+  // (LayerNorm, GELU, no GQA) only outside the pipeline model.
+  const json gpt = pinned("gpt3-175b", "h100-sxm", 64, 2048, 64, "fp8", grid(8, 1, 8, 1), "deepspeed");
+  const std::string text = text_of(gpt, "deepspeed");
+  EXPECT_TRUE(contains(text, "--transformer-impl transformer_engine --fp8-hybrid")) << text;
+  EXPECT_FALSE(contains(text, "--use-flash-attn-v2")) << "TE runs its own attention";
+  // The pipeline model is built from the local layers: no FP8 there.
+  EXPECT_TRUE(refused_with(pinned("gpt3-175b", "h100-sxm", 64, 2048, 64, "fp8", grid(8, 2, 4, 1), "deepspeed"),
+                           "deepspeed", "deepspeed.fp8_pipeline"));
+  // Llama's GQA, SwiGLU and RMSNorm are not what the TE layer builds.
   EXPECT_TRUE(refused_with(pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1), "deepspeed"),
-                           "deepspeed", "deepspeed.no_fp8"));
+                           "deepspeed", "deepspeed.fp8_model"));
+  // DelayedScaling only.
+  json current = gpt;
+  current["training"]["fp8_recipe"] = "current";
+  EXPECT_TRUE(refused_with(current, "deepspeed", "deepspeed.fp8_recipe"));
+}
+
+TEST(DeepSpeedLaunch, RefusesItsOwnPipelineSplit) {
   // GPTModelPipe partitions with partition_method='type:transformer' (balanced layer counts):
   // 126 layers over pp 16 cannot follow pplan's 7/8/7 split with the embedding counted.
   EXPECT_TRUE(
       refused_with(pinned("llama3-405b", "h100-sxm", 256, 8192, 64, "bf16", grid(8, 16, 2, 1), "deepspeed"),
                    "deepspeed", "deepspeed.pipeline_split"));
+}
+
+TEST(DeepSpeedLaunch, MoeRunsAsDeepSpeedMoe) {
+  // Mixtral 8x7B: 8 experts, top-2, experts as wide as the dense MLP, no shared experts.
+  // Megatron-DeepSpeed: --num-experts/--expert-interval/--topk, --moe-expert-parallel-size;
+  // ZeRO needs the MoE param group (DeepSpeed zero/stage_1_and_2.py).
+  const std::string text =
+      text_of(pinned("mixtral-8x7b", "h100-sxm", 32, 4096, 64, "bf16", grid(1, 1, 32, 1, "full", 1, 8), "deepspeed"),
+              "deepspeed");
+  EXPECT_TRUE(contains(text, "--num-experts 8 --expert-interval 1 --topk 2")) << text;
+  EXPECT_TRUE(contains(text, "--moe-expert-parallel-size 8")) << text;
+  EXPECT_TRUE(contains(text, "--disable-moe-token-dropping")) << text;
+  EXPECT_TRUE(contains(text, "--create-moe-param-group")) << text;
+  // engine.py: "MoE not supported with Stage 3".
+  EXPECT_TRUE(refused_with(pinned("mixtral-8x7b", "h100-sxm", 32, 4096, 64, "bf16", grid(1, 1, 32, 3, "full", 1, 8), "deepspeed"),
+                           "deepspeed", "deepspeed.moe_zero3"));
+  // sharded_moe.py treats the TP ranks' tokens as copies.
+  EXPECT_TRUE(refused_with(pinned("mixtral-8x7b", "h100-sxm", 32, 4096, 64, "bf16", grid(2, 1, 16, 1, "full", 1, 8), "deepspeed"),
+                           "deepspeed", "deepspeed.moe_tp"));
+  // DeepSeek-V3: latent attention, shared experts, experts narrower than the dense MLP.
+  const std::vector<std::string> codes =
+      problem_codes(pinned("deepseek-v3", "h100-sxm", 1024, 4096, 1024, "bf16", grid(1, 1, 1024, 1, "full", 1, 64), "deepspeed"),
+                    "deepspeed");
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "deepspeed.no_mla"), codes.end());
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "deepspeed.moe_shared_experts"), codes.end());
+  EXPECT_NE(std::find(codes.begin(), codes.end(), "deepspeed.moe_expert_width"), codes.end());
 }
 
 // ---------------------------------------------------------------------------------------

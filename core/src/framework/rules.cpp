@@ -710,6 +710,86 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   return false;
 }
 
+/// DeepSpeed-MoE as Megatron-DeepSpeed 4efb479d builds it (megatron/model/transformer.py
+/// ParallelTransformerLayer: deepspeed.moe.layer.MoE over ParallelMLP(config, moe=True)).
+bool moe_rules_deepspeed(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
+  const ParallelConfig& p = f.parallel;
+  const MoeSpec& moe = *s.model.moe;
+  // use_residual (--mlp-type residual) is PR-MoE: one dense MLP mixed in by a learned
+  // coefficient, not always-on shared experts added to the routed ones.
+  if (moe.shared_experts > 0 &&
+      sink.add("deepspeed.moe_shared_experts",
+               "DeepSpeed-MoE has no shared experts (--mlp-type residual is PR-MoE, a dense MLP "
+               "mixed in by a learned coefficient), while the model has {}: use --format megatron",
+               {moe.shared_experts})) {
+    return true;
+  }
+  // Every MLP, dense or expert, is ParallelMLP at --ffn-hidden-size.
+  if (moe.expert_ffn_hidden != s.model.ffn_hidden &&
+      sink.add("deepspeed.moe_expert_width",
+               "Megatron-DeepSpeed builds experts and dense MLPs at one --ffn-hidden-size, while "
+               "the model's experts are {} wide and its dense MLP {}: use --format megatron",
+               {moe.expert_ffn_hidden, s.model.ffn_hidden})) {
+    return true;
+  }
+  // deepspeed/runtime/engine.py: "MoE not supported with Stage 3".
+  if (p.zero == 3 && sink.add("deepspeed.moe_zero3",
+                              "DeepSpeed does not run MoE under ZeRO-3 (engine.py raises \"MoE "
+                              "not supported with Stage 3\"): use zero 1 or 2")) {
+    return true;
+  }
+  // deepspeed/moe/sharded_moe.py: with TP the MoE layer treats the TP ranks' tokens as
+  // copies (pads capacity to tp, drops the duplicates, gathers after): not the TP/SP expert
+  // split pplan prices.
+  if (p.tp > 1 && sink.add("deepspeed.moe_tp",
+                           "DeepSpeed-MoE treats the {} TP ranks' tokens as copies (it drops the "
+                           "duplicates and gathers after the experts), not the tensor-parallel "
+                           "experts pplan prices: use tp 1",
+                           {p.tp})) {
+    return true;
+  }
+  return false;
+}
+
+/// FP8 in Megatron-DeepSpeed 4efb479d: only its Transformer Engine layers run it
+/// (megatron/arguments.py: --fp8-hybrid needs --transformer-impl transformer_engine).
+bool fp8_rules_deepspeed(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
+  const ParallelConfig& p = f.parallel;
+  // pretrain_gpt.py: with the pipeline engine the model is GPTModelPipe, built from
+  // ParallelTransformerLayerPipe (the local implementation): no Transformer Engine layers.
+  if (p.pp > 1 && sink.add("deepspeed.fp8_pipeline",
+                           "Megatron-DeepSpeed runs FP8 only in its Transformer Engine layers, "
+                           "which its pipeline model (GPTModelPipe) does not use: use pp 1 or "
+                           "precision bf16")) {
+    return true;
+  }
+  if (f.moe && sink.add("deepspeed.fp8_moe",
+                        "Megatron-DeepSpeed's Transformer Engine layers have no experts: use "
+                        "precision bf16 for DeepSpeed-MoE")) {
+    return true;
+  }
+  // megatron/model/transformer.py: te.pytorch.TransformerLayer is built with TE's own defaults
+  // (LayerNorm, GELU) and asserts "Transformer_engine does not support GQA".
+  const bool gpt_shape = s.model.activation == Activation::kGelu && s.model.learned_positions &&
+                         s.model.kv_heads == s.model.heads && !s.model.mla;
+  if (!gpt_shape &&
+      sink.add("deepspeed.fp8_model",
+               "Megatron-DeepSpeed's Transformer Engine layer is multi-head attention with "
+               "LayerNorm and GELU (it asserts no GQA and passes no SwiGLU or RMSNorm), so "
+               "{s} would not run as priced: use precision bf16 or --format megatron",
+               {}, s.model.name)) {
+    return true;
+  }
+  // TE's DelayedScaling with the HYBRID format (E4M3 forward, E5M2 gradients).
+  if (f.fp8_recipe != Fp8Recipe::kDelayed &&
+      sink.add("deepspeed.fp8_recipe",
+               "Megatron-DeepSpeed scales FP8 with Transformer Engine's DelayedScaling only: "
+               "set training.fp8_recipe \"delayed\"")) {
+    return true;
+  }
+  return false;
+}
+
 /// deepspeed.*: DeepSpeed edaa7221 and Megatron-DeepSpeed 4efb479d.
 bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& split,
                      ProblemSink& sink) {
@@ -762,17 +842,15 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                            "algorithm that pplan does not model")) {
     return true;
   }
-  if (f.moe && sink.add("deepspeed.moe_not_generated",
-                        "pplan does not generate Megatron-DeepSpeed MoE flags (--num-experts "
-                        "takes a per-layer list there); use --format megatron")) {
+  // Megatron-DeepSpeed's attention is multi-head or grouped-query (megatron/model/transformer.py
+  // ParallelAttention); it has no multi-head latent attention.
+  if (s.model.mla && sink.add("deepspeed.no_mla",
+                              "Megatron-DeepSpeed has no multi-head latent attention (its "
+                              "ParallelAttention is MHA/GQA): use --format megatron or nemo")) {
     return true;
   }
-  // docs/_pages/config-json.md: ds_config.json has bf16/fp16 switches but no FP8 training.
-  if (f.fp8 && sink.add("deepspeed.no_fp8",
-                        "DeepSpeed's config has no FP8 training switch, so the run would be "
-                        "bf16: use precision bf16 or --format megatron")) {
-    return true;
-  }
+  if (f.moe && moe_rules_deepspeed(s, f, sink)) return true;
+  if (f.fp8 && fp8_rules_deepspeed(s, f, sink)) return true;
   // runtime/config.py: bf16_master_weights_and_grads (with bf16_optimizer_states: the 6 bytes
   // per parameter priced) "is only supported with ZeRO Stage 1, 2, or 3", and keeps the
   // gradients in bf16 (docs/_pages/config-json.md).
@@ -913,8 +991,12 @@ bool plan_independent_problem(std::string_view code) {
       "torchtitan.optimizer_state_dtype",         // a training switch
       "deepspeed.optimizer_state_fp32_grads",     // the training switches
       "torchtitan.no_cuda_graphs",                // a training switch
-      "deepspeed.moe_not_generated",              // pplan's generator
-      "deepspeed.no_fp8",                         // the precision
+      "deepspeed.no_mla",                         // the model
+      "deepspeed.moe_shared_experts",             // the model
+      "deepspeed.moe_expert_width",               // the model
+      "deepspeed.fp8_moe",                        // the model and the precision
+      "deepspeed.fp8_model",                      // the model
+      "deepspeed.fp8_recipe",                     // a training switch
       "deepspeed.no_cuda_graphs",                 // a training switch
   };
   return std::find(std::begin(kCodes), std::end(kCodes), code) != std::end(kCodes);

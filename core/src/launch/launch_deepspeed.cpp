@@ -97,8 +97,34 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   if (!model.tied_embeddings) line("--untie-embeddings-and-output-weights");
   if (!model.dropout) line("--hidden-dropout 0 --attention-dropout 0");
   line("--no-query-key-layer-scaling");
-  // The attention pplan prices: flash attention unless the scenario turns it off.
-  if (f.flash_attention) line("--use-flash-attn-v2");
+  if (f.fp8) {
+    // FP8 runs only in Transformer Engine's layers (megatron/arguments.py: --fp8-hybrid needs
+    // --transformer-impl transformer_engine; the rules admit pp 1, GPT-shaped models and
+    // delayed scaling): DelayedScaling, HYBRID (E4M3 forward, E5M2 gradients).
+    line("--transformer-impl transformer_engine --fp8-hybrid");
+    line("--fp8-amax-history-len 1024 --fp8-amax-compute-algo max");
+  } else if (f.flash_attention) {
+    // The attention pplan prices: flash attention unless the scenario turns it off.
+    line("--use-flash-attn-v2");
+  }
+  if (f.moe) {
+    // DeepSpeed-MoE (megatron/arguments.py; megatron/model/transformer.py
+    // get_num_experts_per_layer): one expert count per layer at --expert-interval 1.
+    const MoeSpec& moe = *model.moe;
+    std::string experts = num(moe.experts);
+    if (moe.dense_layers > 0) {
+      experts.clear();
+      for (int layer = 0; layer < model.layers; ++layer)
+        experts += (layer ? " " : "") + num(layer < moe.dense_layers ? 1 : moe.experts);
+    }
+    line("--num-experts " + experts + " --expert-interval 1 --topk " + num(moe.top_k));
+    line("--moe-expert-parallel-size " + num(p.ep));
+    // pplan prices every routed token: no capacity limit, so nothing is dropped.
+    line("--disable-moe-token-dropping --moe-loss-coeff 0.01");
+    // ZeRO partitions expert and dense parameters apart (zero/stage_1_and_2.py asserts a
+    // param group marked "moe").
+    if (p.zero >= 1) line("--create-moe-param-group");
+  }
   line("--make-vocab-size-divisible-by " + num(megatron_vocab_divisor(model, p.tp)));
   line("--micro-batch-size " + num(p.micro_batch));
   line("--global-batch-size " + num(f.global_batch));

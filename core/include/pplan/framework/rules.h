@@ -68,7 +68,9 @@ LaunchFramework launch_framework_of(Framework framework);
  * torchtitan.partial_recompute;
  * deepspeed.priced_for_another_framework, deepspeed.zero_with_pipeline, deepspeed.zero0_pipeline,
  * deepspeed.pipeline_no_overlap, deepspeed.pipeline_split, deepspeed.no_interleaving,
- * deepspeed.no_ring_cp, deepspeed.moe_not_generated, deepspeed.no_fp8, deepspeed.zero0_no_overlap,
+ * deepspeed.no_ring_cp, deepspeed.no_mla, deepspeed.moe_shared_experts, deepspeed.moe_expert_width,
+ * deepspeed.moe_zero3, deepspeed.moe_tp, deepspeed.fp8_pipeline, deepspeed.fp8_moe, deepspeed.fp8_model,
+ * deepspeed.fp8_recipe, deepspeed.zero0_no_overlap,
  * deepspeed.optimizer_state_needs_zero, deepspeed.optimizer_state_fp32_grads,
  * deepspeed.no_param_gather_overlap, deepspeed.zero0_fp32_grads,
  * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs.
@@ -99,8 +101,8 @@ const char* first_framework_problem(const Scenario& scenario, const ParallelConf
                                     const StageSplit& priced_split);
 
 /// Codes no parallel configuration avoids (the GPU, the model, the switches, the framework the
-/// scenario is priced for) or that only pplan's script writer has (deepspeed.moe_not_generated,
-/// torchtitan.split_differs): the launch reports them, the search does not reject for them.
+/// scenario is priced for) or that only pplan's script writer has
+/// (torchtitan.split_differs): the launch reports them, the search does not reject for them.
 bool plan_independent_problem(std::string_view code);
 
 }  // namespace pplan
