@@ -645,7 +645,8 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
       std::vector<LaunchProblem> problems;
       std::string codes;
       for (const json& problem : answer["problems"]) {
-        problems.push_back({problem.value("code", ""), problem.value("message", "")});
+        problems.push_back({problem.value("code", ""), problem.value("message", ""),
+                            problem.value("source", "")});
         codes += (codes.empty() ? "" : ", ") + problems.back().code;
       }
       const std::string format = answer.value("format", p.format.value_or(""));
@@ -653,7 +654,10 @@ int emit(const Parsed& p, const std::string& response, const Environment& enviro
       out << script;
       err << "pplan: this plan cannot be launched as --format " << format << ": " << codes << "\n";
       if (script.empty()) {
-        for (const LaunchProblem& problem : problems) err << "  " << problem.code << ": " << problem.message << "\n";
+        for (const LaunchProblem& problem : problems) {
+          err << "  " << problem.code << ": " << problem.message << "\n";
+          if (!problem.source.empty()) err << "    (" << problem.source << ")\n";
+        }
       }
       return 3;
     }

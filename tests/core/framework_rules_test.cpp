@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <cstdlib>
 #include <new>
 #include <nlohmann/json.hpp>
@@ -172,3 +175,33 @@ TEST(FrameworkRules, NamesAndOrder) {
 }
 
 }  // namespace
+
+TEST(FrameworkRules, EveryProblemCodeNamesItsSource) {
+  // Every code the rules can report (each "<prefix>.<name>" literal in rules.cpp) names the
+  // framework's own source line, "<Project> <8-hex commit> <path>:<line>", or says it is
+  // pplan's own rule ("pplan: why"). A new rule without a row here fails.
+  std::ifstream file(std::string(PPLAN_SOURCE_DIR) + "/core/src/framework/rules.cpp");
+  ASSERT_TRUE(file.good());
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::regex code_literal("\"((megatron|torchtitan|deepspeed|launch|nemo)\\.[a-z0-9_]+)\"");
+  const std::regex cited(
+      "(Megatron-LM|torchtitan|DeepSpeed|Megatron-DeepSpeed|NeMo|NeMo-Run|TransformerEngine) "
+      "[0-9a-f]{8} [^ ]+:[0-9]+");
+  std::set<std::string> codes;
+  for (std::sregex_iterator it(text.begin(), text.end(), code_literal), end; it != end; ++it)
+    codes.insert((*it)[1].str());
+  EXPECT_GT(codes.size(), 60u);
+  int own = 0;
+  for (const std::string& code : codes) {
+    const std::string source(pplan::problem_source(code));
+    if (source.rfind("pplan: ", 0) == 0) {
+      ++own;
+      continue;
+    }
+    EXPECT_TRUE(std::regex_match(source, cited)) << code << " cites " << source;
+  }
+  // pplan's own: the three "priced for another framework" rules and DeepSpeed's missing TP
+  // overlap, which has no line to point at.
+  EXPECT_EQ(own, 4);
+  EXPECT_TRUE(pplan::problem_source("megatron.no_such_rule").empty());
+}

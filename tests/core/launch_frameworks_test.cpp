@@ -847,14 +847,16 @@ TEST(SwitchesLaunch, CudaGraphsRunWherePerLayerGraphsCan) {
   const std::string nemo = text_of(s, "nemo");
   EXPECT_TRUE(contains(nemo, "recipe.model.config.enable_cuda_graph = True")) << nemo;
   EXPECT_TRUE(contains(nemo, "recipe.trainer.strategy.use_te_rng_tracker = True"));
-  // transformer_config.py: per-layer graphs reject full recompute and dropless MoE experts;
-  // NeMo's helpers.py: not with FSDP.
+  // transformer_config.py: per-layer graphs reject full recompute and dropless MoE experts.
   json full = s;
   full["parallel"]["recompute"] = "full";
   EXPECT_TRUE(refused_with(full, "megatron", "megatron.cuda_graphs_full_recompute"));
   json fsdp = s;
   fsdp["parallel"]["zero"] = 3;
-  EXPECT_TRUE(refused_with(fsdp, "nemo", "megatron.cuda_graphs_fsdp"));
+  // Megatron-FSDP runs graphs in its graph-safe mode (training.py megatron_fsdp_cuda_graph_mode).
+  const std::string fsdp_text = text_of(fsdp, "megatron");
+  EXPECT_EQ(megatron_flag(fsdp_text, "--cuda-graph-impl"), "local") << fsdp_text;
+  EXPECT_TRUE(has_flag(fsdp_text, "--use-megatron-fsdp")) << fsdp_text;
   json moe = pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16",
                     grid(1, 4, 16, 1, "selective", 1, 8));
   moe["training"]["cuda_graphs"] = true;

@@ -220,6 +220,93 @@ const char* framework_name(LaunchFramework framework) {
 
 namespace {
 
+/// Where each rule comes from: the framework's own source line that states it ("<project>
+/// <commit> <path>:<line>"), or "pplan: ..." for the few rules that are pplan's own. Every
+/// code the rules below can report has a row (RulesTest.EveryProblemCodeNamesItsSource).
+struct ProblemSource {
+  std::string_view code;
+  std::string_view source;
+};
+constexpr ProblemSource kProblemSources[] = {
+    {"launch.world_size_mismatch", "Megatron-LM d98e8a64 megatron/training/arguments.py:432"},
+    {"launch.partial_node", "NeMo-Run 0c491271 nemo_run/core/execution/slurm.py:306"},
+    {"launch.ep_without_moe", "Megatron-LM d98e8a64 megatron/training/arguments.py:1656"},
+    {"launch.ep_not_divisible", "Megatron-LM d98e8a64 megatron/training/arguments.py:1657"},
+    {"launch.expert_grid", "Megatron-LM d98e8a64 megatron/core/parallel_state.py:881"},
+    {"megatron.batch_not_divisible", "Megatron-LM d98e8a64 megatron/core/num_microbatches_calculator.py:381"},
+    {"megatron.heads_not_divisible", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:1448"},
+    {"megatron.query_groups", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:1466"},
+    {"megatron.layers_not_divisible", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2351"},
+    {"megatron.vpp_needs_pp", "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:750"},
+    {"megatron.vpp_not_divisible", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2366"},
+    {"megatron.vpp_microbatches", "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:1173"},
+    {"megatron.cp_seq_not_divisible", "Megatron-LM d98e8a64 megatron/training/arguments.py:1336"},
+    {"megatron.cp_needs_te_attention", "TransformerEngine d0067d0d transformer_engine/pytorch/attention/dot_product_attention/utils.py:1171"},
+    {"megatron.fp8_unsupported", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:154"},
+    {"megatron.fp8_recipe_hardware", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:168"},
+    {"megatron.rope_theta_not_integer", "Megatron-LM d98e8a64 megatron/training/arguments.py:2418"},
+    {"megatron.priced_for_another_framework", "pplan: the scenario's training.framework is not Megatron-Core/Megatron-LM; the plan was priced with another framework's kernels and communication"},
+    {"megatron.optimizer_state_needs_zero", "Megatron-LM d98e8a64 megatron/core/optimizer/__init__.py:1059"},
+    {"megatron.param_gather_needs_grad_reduce", "Megatron-LM d98e8a64 megatron/training/arguments.py:1029"},
+    {"megatron.cuda_graphs_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2858"},
+    {"megatron.cuda_graphs_dropout_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2883"},
+    {"megatron.cuda_graphs_moe", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2844"},
+    {"torchtitan.priced_for_another_framework", "pplan: the scenario's training.framework is not torchtitan; the plan was priced with another framework's kernels and communication"},
+    {"torchtitan.no_model", "torchtitan b5bcd76c torchtitan/models/llama3/__init__.py:359"},
+    {"torchtitan.tp_kv_heads", "torchtitan b5bcd76c torchtitan/models/common/decoder.py:195"},
+    {"torchtitan.tp_without_sp", "torchtitan 238fa995 torchtitan/models/llama3/infra/parallelize.py:219"},
+    {"torchtitan.no_expert_tp", "torchtitan b5bcd76c torchtitan/config/configs.py:288"},
+    {"torchtitan.ep_not_divisible", "torchtitan b5bcd76c torchtitan/distributed/parallel_dims.py:188"},
+    {"torchtitan.selective_recompute", "torchtitan b5bcd76c torchtitan/distributed/activation_checkpoint.py:271"},
+    {"torchtitan.no_zero1", "torchtitan b5bcd76c torchtitan/config/configs.py:140"},
+    {"torchtitan.zero0_sharded", "torchtitan b5bcd76c torchtitan/distributed/parallel_dims.py:225"},
+    {"torchtitan.cp_allgather", "torchtitan b5bcd76c torchtitan/models/common/decoder_sharding.py:276"},
+    {"torchtitan.tokens_not_divisible", "torchtitan b5bcd76c torchtitan/trainer.py:302"},
+    {"torchtitan.split_differs", "torchtitan b5bcd76c torchtitan/distributed/pipeline_parallel.py:398"},
+    {"torchtitan.reduce_dtype", "torchtitan b5bcd76c torchtitan/config/configs.py:102"},
+    {"torchtitan.overlap_always", "torchtitan b5bcd76c torchtitan/distributed/fsdp.py:385"},
+    {"torchtitan.no_cuda_graphs", "torchtitan b5bcd76c torchtitan/config/configs.py:75"},
+    {"torchtitan.cuda_graphs_pipeline", "torchtitan b5bcd76c torchtitan/trainer.py:174"},
+    {"torchtitan.fp8_recipe", "torchtitan b5bcd76c torchtitan/components/quantization/float8.py:58"},
+    {"torchtitan.optimizer_state_dtype", "torchtitan 238fa995 torchtitan/config/job_config.py:151"},
+    {"torchtitan.partial_recompute", "torchtitan 238fa995 torchtitan/distributed/activation_checkpoint.py:40"},
+    {"deepspeed.priced_for_another_framework", "pplan: the scenario's training.framework is not deepspeed; the plan was priced with another framework's kernels and communication"},
+    {"deepspeed.zero_with_pipeline", "DeepSpeed edaa7221 deepspeed/runtime/pipe/engine.py:77"},
+    {"deepspeed.zero0_pipeline", "DeepSpeed edaa7221 deepspeed/runtime/engine.py:2014"},
+    {"deepspeed.pipeline_no_overlap", "DeepSpeed edaa7221 deepspeed/runtime/engine.py:2392"},
+    {"deepspeed.pipeline_split", "Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py:463"},
+    {"deepspeed.no_interleaving", "DeepSpeed edaa7221 deepspeed/runtime/pipe/engine.py:389"},
+    {"deepspeed.no_ring_cp", "Megatron-DeepSpeed 4efb479d megatron/arguments.py:974"},
+    {"deepspeed.no_mla", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:526"},
+    {"deepspeed.moe_shared_experts", "DeepSpeed edaa7221 deepspeed/moe/layer.py:83"},
+    {"deepspeed.moe_expert_width", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:112"},
+    {"deepspeed.moe_zero3", "DeepSpeed edaa7221 deepspeed/runtime/engine.py:1890"},
+    {"deepspeed.moe_tp", "DeepSpeed edaa7221 deepspeed/moe/sharded_moe.py:717"},
+    {"deepspeed.fp8_pipeline", "Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py:388"},
+    {"deepspeed.fp8_moe", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:1774"},
+    {"deepspeed.fp8_model", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:1773"},
+    {"deepspeed.fp8_recipe", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:1724"},
+    {"deepspeed.optimizer_state_needs_zero", "DeepSpeed edaa7221 deepspeed/runtime/config.py:1044"},
+    {"deepspeed.optimizer_state_fp32_grads", "DeepSpeed edaa7221 docs/_pages/config-json.md:372"},
+    {"deepspeed.zero0_no_overlap", "DeepSpeed edaa7221 deepspeed/runtime/engine.py:2913"},
+    {"deepspeed.no_param_gather_overlap", "DeepSpeed edaa7221 deepspeed/runtime/zero/stage_1_and_2.py:2394"},
+    {"deepspeed.zero0_fp32_grads", "DeepSpeed edaa7221 deepspeed/runtime/engine.py:2021"},
+    {"deepspeed.partial_recompute_pipeline", "Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py:449"},
+    {"deepspeed.no_tp_overlap", "pplan: Megatron-DeepSpeed 4efb479d has no TP comm/GEMM overlap to cite (no tp-comm-overlap or userbuffers flag; only async input-grad all-reduce in backward)"},
+    {"deepspeed.no_cuda_graphs", "DeepSpeed edaa7221 docs/_pages/config-json.md:899"},
+};
+
+}  // namespace
+
+std::string_view problem_source(std::string_view code) {
+  for (const ProblemSource& row : kProblemSources) {
+    if (row.code == code) return row.source;
+  }
+  return {};
+}
+
+namespace {
+
 using detail::LaunchFacts;
 
 /// Collects problems, or only the first code: messages are built only when collecting, from a
@@ -249,7 +336,7 @@ class ProblemSink {
         message += *c;
       }
     }
-    all_->push_back({code, message});
+    all_->push_back({code, message, std::string(problem_source(code))});
     return false;
   }
   const char* first() const { return first_; }
@@ -371,14 +458,15 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
                {f.seq_len, 2 * p.cp})) {
     return true;
   }
-  // Megatron's own attention (flash_attention false: --attention-backend unfused) asserts
-  // context_parallel_size == 1; CP runs only in Transformer Engine's attention (Megatron-LM
-  // d98e8a64 megatron/core/transformer/dot_product_attention.py DotProductAttention.__init__).
+  // flash_attention false is --attention-backend unfused: Transformer Engine's unfused attention
+  // (NVTE_UNFUSED_ATTN=1, language_module.py), which TE disables under context parallelism,
+  // leaving no backend (TE d0067d0d dot_product_attention/utils.py get_attention_backend).
   if (p.cp > 1 && !s.training.flash_attention &&
       sink.add("megatron.cp_needs_te_attention",
-               "CP = {} needs Transformer Engine's attention, but the plan is priced with "
-               "Megatron's unfused attention (training.flash_attention = false), which refuses "
-               "context parallelism (Megatron-LM d98e8a64 dot_product_attention.py)",
+               "CP = {} needs Transformer Engine's fused or flash attention, but the plan is "
+               "priced with unfused attention (training.flash_attention = false), which "
+               "Transformer Engine disables under context parallelism: set "
+               "training.flash_attention true or cp 1",
                {p.cp})) {
     return true;
   }
@@ -488,15 +576,8 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                  "set training.cuda_graphs false")) {
       return true;
     }
-    // NeMo 8cfedd72 scripts/performance/helpers.py set_perf_optimization_configs: "cuda graphs
-    // are not supported with FSDP".
-    if (f.megatron_fsdp &&
-        sink.add("megatron.cuda_graphs_fsdp",
-                 "CUDA graphs are not supported with Megatron-FSDP (ZeRO-{}); use zero 0 or 1, or "
-                 "training.cuda_graphs false",
-                 {p.zero})) {
-      return true;
-    }
+    // Megatron-FSDP runs under CUDA graphs in its graph-safe mode (Megatron-LM d98e8a64
+    // megatron/training/training.py: megatron_fsdp_cuda_graph_mode), so ZeRO-2/3 are allowed.
   }
   return false;
 }
@@ -732,19 +813,21 @@ bool moe_rules_deepspeed(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                {moe.expert_ffn_hidden, s.model.ffn_hidden})) {
     return true;
   }
-  // deepspeed/runtime/engine.py: "MoE not supported with Stage 3".
+  // deepspeed/runtime/engine.py _configure_zero_optimizer: native MoE under ZeRO-3 raises.
   if (p.zero == 3 && sink.add("deepspeed.moe_zero3",
-                              "DeepSpeed does not run MoE under ZeRO-3 (engine.py raises \"MoE "
-                              "not supported with Stage 3\"): use zero 1 or 2")) {
+                              "DeepSpeed does not run MoE under ZeRO-3 (engine.py: \"Native "
+                              "DeepSpeed MoE is not supported with ZeRO Stage 3\"): use zero 1 "
+                              "or 2")) {
     return true;
   }
-  // deepspeed/moe/sharded_moe.py: with TP the MoE layer treats the TP ranks' tokens as
-  // copies (pads capacity to tp, drops the duplicates, gathers after): not the TP/SP expert
-  // split pplan prices.
+  // deepspeed/moe/sharded_moe.py MOELayer.forward: with TP the MoE layer drops the TP ranks'
+  // duplicate tokens before the all-to-all and all-gathers them before the experts: not the
+  // TP/SP expert split pplan prices.
   if (p.tp > 1 && sink.add("deepspeed.moe_tp",
-                           "DeepSpeed-MoE treats the {} TP ranks' tokens as copies (it drops the "
-                           "duplicates and gathers after the experts), not the tensor-parallel "
-                           "experts pplan prices: use tp 1",
+                           "with TP {} DeepSpeed-MoE drops the TP ranks' duplicate tokens before "
+                           "the all-to-all and all-gathers them before the experts "
+                           "(sharded_moe.py), a different communication from the TP/SP experts "
+                           "pplan prices: use tp 1",
                            {p.tp})) {
     return true;
   }

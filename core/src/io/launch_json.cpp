@@ -120,7 +120,8 @@ ordered_json launch_result_to_json(const LaunchResult& r) {
   }
   if (!r.problems.empty()) {
     ordered_json list = ordered_json::array();
-    for (const LaunchProblem& p : r.problems) list.push_back({{"code", p.code}, {"message", p.message}});
+    for (const LaunchProblem& p : r.problems)
+      list.push_back({{"code", p.code}, {"message", p.message}, {"source", p.source}});
     j["text"] = "";
     j["problems"] = list;
     return j;

@@ -3,6 +3,7 @@
 // the shared pieces of the scripts. The facts each format prints and each framework's mapping
 // of the plan come from framework/plan_facts.h, which the framework rules read too.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -108,6 +109,11 @@ std::string slurm_script(const Scenario& scenario, const Estimate& plan, const L
 std::string env_script(const Scenario& scenario, const Estimate& plan, const LaunchFacts& facts);
 std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
                               const LaunchFacts& facts);
+/// torchtitan.document_mask: the attention torchtitan runs is masked per document (every
+/// backend of the config registry; the DeepSeek flavors of the TOML era), where pplan priced
+/// causal attention over whole sequences. Empty where it runs the causal SDPA priced.
+std::optional<Diagnostic> titan_attention_warning(const Scenario& scenario, const LaunchFacts& f,
+                                                  bool toml);
 std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan,
                             const LaunchFacts& facts);
 std::string deepspeed_script(const Scenario& scenario, const Estimate& plan,

@@ -312,8 +312,10 @@ std::string launch_refusal_script(const std::string& format,
   if (!python && !bash) return "";
   std::vector<std::string> lines = {"pplan: this plan cannot be launched as --format " +
                                     comment_text(format) + ":"};
-  for (const LaunchProblem& p : problems)
+  for (const LaunchProblem& p : problems) {
     lines.push_back("  " + comment_text(p.code) + ": " + comment_text(p.message));
+    if (!p.source.empty()) lines.push_back("    (" + comment_text(p.source) + ")");
+  }
   std::ostringstream out;
   if (bash) {
     out << "#!/bin/bash\n";
@@ -366,8 +368,12 @@ LaunchResult launch_configuration(const Scenario& scenario, const Estimate& plan
     r.text = env_script(scenario, plan, facts);
   } else if (format == "torchtitan") {
     r.text = torchtitan_script(scenario, plan, facts);
+    if (auto warning = titan_attention_warning(scenario, facts, /*toml=*/false))
+      r.warnings.push_back(*warning);
   } else if (format == "torchtitan-toml") {
     r.text = torchtitan_toml(scenario, plan, facts);
+    if (auto warning = titan_attention_warning(scenario, facts, /*toml=*/true))
+      r.warnings.push_back(*warning);
   } else if (format == "deepspeed") {
     r.text = deepspeed_script(scenario, plan, facts);
   } else if (format == "nemo") {

@@ -102,7 +102,12 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
            "\"model\"]\n";
     out << "    config.compile.enable_async_tensor_parallel = False\n";
   }
-  out << "    # The registry's model with exactly the converters this plan trains with.\n";
+  out << "    # The registry's model with exactly the converters this plan trains with. Its attention\n";
+  out << "    # is block-causal per document (every language-model backend, config_utils.py\n";
+  out << "    # get_attention_config); pplan priced causal attention over whole " << f.seq_len
+      << "-token sequences,\n";
+  out << "    # the run when each sequence is one document (shorter documents: less attention "
+         "work).\n";
   if (f.fp8) {
     out << "    model_compile_enabled = config.compile.enable and \"model\" in "
            "config.compile.components\n";
@@ -177,6 +182,25 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   return out.str();
 }
 
+std::optional<Diagnostic> titan_attention_warning(const Scenario& scenario, const LaunchFacts& f,
+                                                  bool toml) {
+  // b5bcd76c models/common/config_utils.py get_attention_config: every language-model backend
+  // masks per document; 238fa995: Llama's flavors run causal SDPA, DeepSeek's flex
+  // block_causal (llama3/model/args.py, deepseek_v3/__init__.py).
+  if (toml && std::string_view(detail::titan_model(scenario.model).module) != "deepseek_v3") {
+    return std::nullopt;
+  }
+  return Diagnostic{
+      "torchtitan.document_mask", Severity::kWarning,
+      "torchtitan masks attention per document (block_causal), while pplan priced causal "
+      "attention over each whole " + std::to_string(f.seq_len) +
+          "-token sequence at FlashAttention's throughput: that is the run when every sequence "
+          "is one document; with shorter documents attention does less work, and FlexAttention "
+          "is slower per FLOP than FlashAttention" +
+          std::string(toml ? "" : ". --format torchtitan-toml runs Llama with the causal SDPA "
+                                  "that was priced")};
+}
+
 std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, const LaunchFacts& f) {
   const ParallelConfig& p = f.parallel;
   const auto [model, dp, pipe, deepseek] = titan_choices(scenario, plan, f);
@@ -190,7 +214,10 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   out << "#     -m torchtitan.train --job.config_file pplan.toml\n\n";
   out << "[model]\n";
   out << "name = " << toml_str(model.module) << "\n";
-  out << "flavor = " << toml_str(model.flavor) << "\n";
+  out << "flavor = " << toml_str(model.flavor)
+      << (deepseek ? "  # flex attention, block-causal per document (deepseek_v3/__init__.py)\n"
+                   : "  # SDPA with a causal mask (llama3/model/args.py attn_type, "
+                     "attn_mask_type), as priced\n");
   // Never torchtitan's test defaults (the test tokenizer, c4_test): the real assets, as
   // placeholders the user points at their copies (scripts/download_hf_assets.py fetches them).
   out << "hf_assets_path = " << toml_str(std::string("./assets/hf/") + hf_assets_name(model))

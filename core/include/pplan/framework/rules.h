@@ -18,11 +18,17 @@ namespace pplan {
 /// 2026-02-23 (PR #2386; rules read at 238fa995, its parent).
 enum class LaunchFramework { kMegatron, kTorchtitan, kTorchtitanToml, kDeepSpeed, kNemo };
 
-/// A reason a plan cannot be launched as priced: stable dotted code + human message.
+/// A reason a plan cannot be launched as priced: stable dotted code + human message + the
+/// framework's source line that states the rule ("Megatron-LM d98e8a64
+/// megatron/training/arguments.py:432"), or "pplan: ..." for pplan's own rules.
 struct LaunchProblem {
   std::string code;
   std::string message;
+  std::string source;
 };
+
+/// The source of a problem code (see LaunchProblem::source); empty for an unknown code.
+std::string_view problem_source(std::string_view code);
 
 /// "megatron", "torchtitan", "torchtitan-toml", "deepspeed", "nemo".
 const char* framework_name(LaunchFramework framework);
@@ -58,7 +64,7 @@ LaunchFramework launch_framework_of(Framework framework);
  * megatron.rope_theta_not_integer, megatron.priced_for_another_framework,
  * megatron.optimizer_state_needs_zero,
  * megatron.param_gather_needs_grad_reduce, megatron.cuda_graphs_full_recompute,
- * megatron.cuda_graphs_dropout_recompute, megatron.cuda_graphs_moe, megatron.cuda_graphs_fsdp;
+ * megatron.cuda_graphs_dropout_recompute, megatron.cuda_graphs_moe;
  * torchtitan.priced_for_another_framework, torchtitan.no_model, torchtitan.tp_kv_heads,
  * torchtitan.tp_without_sp, torchtitan.no_expert_tp, torchtitan.ep_not_divisible,
  * torchtitan.selective_recompute, torchtitan.no_zero1, torchtitan.zero0_sharded,
