@@ -801,6 +801,11 @@ TEST(SwitchesLaunch, MegatronOverlapFlagsFollowTheResolvedSwitches) {
   gather_only["training"]["overlap_grad_reduce"] = false;
   EXPECT_TRUE(refused_with(gather_only, "megatron", "megatron.param_gather_needs_grad_reduce"));
   EXPECT_TRUE(refused_with(gather_only, "nemo", "megatron.param_gather_needs_grad_reduce"));
+  // Under --format nemo the same code says that NeMo runs Megatron-Core.
+  const json nemo = launch(gather_only, "nemo");
+  ASSERT_TRUE(nemo.contains("problems"));
+  EXPECT_EQ(nemo["problems"][0]["message"].get<std::string>().rfind("NeMo runs Megatron-Core: ", 0), 0u)
+      << nemo["problems"].dump();
 }
 
 TEST(SwitchesLaunch, MegatronFp8RecipeIsThePricedOne) {

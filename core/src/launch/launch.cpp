@@ -354,6 +354,13 @@ LaunchResult launch_configuration(const Scenario& scenario, const Estimate& plan
   r.format = format;
   r.problems = framework ? framework_problems(*framework, scenario, plan.parallel)
                          : grid_problems(scenario, plan.parallel);
+  // NeMo trains through Megatron-Core, so Megatron's own validation is what refuses there: say
+  // so, keeping the stable megatron.* codes.
+  if (format == "nemo") {
+    for (LaunchProblem& p : r.problems) {
+      if (p.code.rfind("megatron.", 0) == 0) p.message = "NeMo runs Megatron-Core: " + p.message;
+    }
+  }
   for (const Diagnostic& d : plan.diagnostics) {
     if (d.code == "plan.out_of_memory") r.warnings.push_back(d);
   }

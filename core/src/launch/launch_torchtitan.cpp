@@ -70,6 +70,7 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   out << "MASTER_PORT=${MASTER_PORT:-29500}\n\n";
   out << "# 1) The plan as a config function (torchtitan's recommended way to configure a run).\n";
   out << "cat > \"$TORCHTITAN_DIR/pplan_plan.py\" <<'PPLAN_EOF'\n";
+  out << "import os\n\n";
   if (f.fp8) {
     out << "from torchtitan.components.quantization import "
         << (deepseek ? "Float8GroupedExpertsConverter, Float8LinearConverter"
@@ -84,6 +85,15 @@ std::string torchtitan_script(const Scenario& scenario, const Estimate& plan,
   out << "from torchtitan.trainer import Trainer\n\n\n";
   out << "def pplan_plan() -> Trainer.Config:\n";
   out << "    config = base_config()\n";
+  // The registry's base configs for these models read real assets and the full c4 (b5bcd76c
+  // llama3/config_registry.py, deepseek_v3/config_registry.py), not the test tokenizer and
+  // c4_test; the user points them at their copies.
+  out << "    # Data as the base config sets it: the model's Hugging Face tokenizer and config under\n";
+  out << "    # hf_assets_path (scripts/download_hf_assets.py fetches them) and DATASETS[\"c4\"] "
+         "(streams allenai/c4).\n";
+  out << "    # PLACEHOLDER: HF_ASSETS_PATH=/your/copy, and your own dataset in "
+         "torchtitan/hf_datasets.\n";
+  out << "    config.hf_assets_path = os.environ.get(\"HF_ASSETS_PATH\", config.hf_assets_path)\n";
   // torch.compile of the model fuses kernels pplan prices as eager PyTorch (the host cost per
   // kernel, framework/framework.h); async TP needs it (b5bcd76c configs.py CompileConfig).
   if (f.tp_overlap) {

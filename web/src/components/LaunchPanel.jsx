@@ -19,6 +19,7 @@ export function LaunchPanel({ format, onFormat, launch }) {
   const current = launch && launch.format === format ? launch : null;
   const text = current && current.response ? bodyText(current.response) : '';
   const problems = current && current.response && current.response.problems;
+  const warnings = current && current.response && current.response.warnings;
   const plan = current && current.response && current.response.plan;
   const p = plan && plan.parallel;
   return (
@@ -42,7 +43,15 @@ export function LaunchPanel({ format, onFormat, launch }) {
         <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>
       ) : null}
       {problems && problems.length ? (
-        <ul class="diagnostics">{problems.map((p, i) => <li key={i} class="error">{typeof p === 'string' ? p : p.message || JSON.stringify(p)}</li>)}</ul>
+        <ul class="diagnostics">{problems.map((p, i) => (
+          <li key={i} class="error">
+            {typeof p === 'string' ? p : p.message || JSON.stringify(p)}
+            {p && p.source ? <span class="sub problem-source"> ({p.source})</span> : null}
+          </li>
+        ))}</ul>
+      ) : null}
+      {warnings && warnings.length ? (
+        <ul class="diagnostics">{warnings.map((w, i) => <li key={i} class="warning">{w.message}</li>)}</ul>
       ) : null}
       {text ? (
         <>

@@ -71,6 +71,19 @@ describe('LaunchPanel', () => {
     expect(screen.getByRole('button', { name: 'Copy' })).toBeTruthy();
     expect(screen.getByLabelText('slurm launch text').textContent).toContain('srun x');
   });
+  it('names each refusal with the framework source line that states it, and shows warnings', () => {
+    const response = {
+      format: 'deepspeed', text: '',
+      problems: [{ code: 'deepspeed.moe_zero3', message: 'DeepSpeed does not run MoE under ZeRO-3: use zero 1 or 2',
+        source: 'DeepSpeed edaa7221 deepspeed/runtime/engine.py:1890' }],
+      warnings: [{ code: 'torchtitan.document_mask', message: 'torchtitan masks attention per document' }],
+    };
+    const { container } = render(<LaunchPanel format="deepspeed" onFormat={() => {}} launch={{ format: 'deepspeed', response }} />);
+    const refusal = container.querySelector('li.error');
+    expect(refusal.textContent).toContain('use zero 1 or 2');
+    expect(refusal.querySelector('.problem-source').textContent).toBe(' (DeepSpeed edaa7221 deepspeed/runtime/engine.py:1890)');
+    expect(container.querySelector('li.warning').textContent).toBe('torchtitan masks attention per document');
+  });
 });
 
 describe('iframe snippet', () => {
