@@ -473,8 +473,8 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
   // FP8 needs Hopper or newer tensor cores (Transformer Engine and torchao refuse otherwise).
   if (f.fp8 && (s.cluster.gpu.fp8_flops_per_s <= 0 || f.ampere) &&
       sink.add("megatron.fp8_unsupported",
-               "{s} has no FP8 tensor cores: FP8 training needs Hopper or newer; use precision "
-               "bf16",
+               "{s} has no FP8 tensor cores: FP8 training needs compute capability 8.9 or newer "
+               "(Ada, Hopper, Blackwell); use precision bf16",
                {}, s.cluster.gpu.name)) {
     return true;
   }
