@@ -12,7 +12,12 @@ const char* recompute_name(Recompute recompute) {
 }
 
 const char* activation_name(Activation activation) {
-  return activation == Activation::kSwiglu ? "swiglu" : "gelu";
+  switch (activation) {
+    case Activation::kGelu: return "gelu";
+    case Activation::kSwiglu: return "swiglu";
+    case Activation::kGeglu: return "geglu";
+  }
+  return "gelu";
 }
 
 const char* precision_name(Precision precision) {

@@ -9,8 +9,11 @@
 
 namespace pplan {
 
-/// Feed-forward flavour: GPT's 2-matrix GeLU MLP or Llama's 3-matrix SwiGLU MLP.
-enum class Activation { kGelu, kSwiglu };
+/// Feed-forward flavour: GPT's 2-matrix GeLU MLP, or a gated 3-matrix MLP: Llama's SwiGLU or
+/// Gemma's GeGLU (Shazeer 2020, "GLU Variants Improve Transformer": gate·act(up), same shapes).
+enum class Activation { kGelu, kSwiglu, kGeglu };
+/// Whether the MLP is gated (three matrices: gate, up, down).
+inline bool gated_mlp(Activation activation) { return activation != Activation::kGelu; }
 /// Arithmetic used for the GEMMs; selects the GPU's peak.
 enum class Precision { kBf16, kFp8 };
 /// Activation recomputation (Korthikanti et al. 2022): none, attention core only, whole layer.
@@ -33,6 +36,20 @@ struct MoeSpec {
   int shared_experts = 0;     ///< always-on experts per MoE layer
   int expert_ffn_hidden = 0;  ///< FFN width of one expert
   int dense_layers = 0;       ///< leading layers with a dense MLP instead of experts
+  /// After the dense_layers, every `every`-th layer holds experts: layer i when
+  /// (i + 1) % every == 0 (Hugging Face's convention: Qwen's decoder_sparse_step, Llama 4's
+  /// interleave_moe_layer_step); 1 = every layer.
+  int every = 1;
+};
+
+/// Local attention on all but every `global_every`-th layer (layer i is global when
+/// (i + 1) % global_every == 0; 0: every layer local, as Mistral 7B): a sliding window of `tokens` keys (Gemma 3: 1024 with one global
+/// layer in 6; gpt-oss: 128, alternating), or, when `chunked`, attention within fixed chunks of
+/// `tokens` (Llama 4: 8192, one global layer in 4).
+struct LocalAttentionSpec {
+  int tokens = 0;
+  int global_every = 1;
+  bool chunked = false;
 };
 
 /// Multi-head latent attention (DeepSeek-AI 2024, DeepSeek-V2/V3 §2.1): queries and keys/values
@@ -53,6 +70,14 @@ struct ModelSpec {
   int hidden = 0;
   int heads = 0;
   int kv_heads = 0;  ///< key/value heads (GQA); equals heads for MHA
+  /// Width of one query/key/value head; 0: hidden / heads. Qwen3, Gemma 3, gpt-oss and
+  /// Mistral-NeMo decouple it (heads · head_dim need not be hidden).
+  int head_dim = 0;
+  bool qk_norm = false;          ///< RMSNorm on each head's query and key (Qwen3, Gemma 3)
+  /// Biases on every linear layer: Q, K, V, output, MLP and experts (and the router): gpt-oss;
+  /// Megatron's add_bias_linear. pplan counts them only where this is set.
+  bool linear_bias = false;
+  bool attention_sinks = false;  ///< one learned sink logit per head (gpt-oss)
   int ffn_hidden = 0;
   int vocab = 0;
   Activation activation = Activation::kGelu;
@@ -66,6 +91,10 @@ struct ModelSpec {
   double rope_theta = 10000;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  ///< set for MLA models; then kv_heads is unused
+  std::optional<LocalAttentionSpec> local_attention;
+  /// Multi-token prediction modules (DeepSeek-V3 §2.2, depth 1): each a transformer layer of the
+  /// last layer's kind, two norms and a 2h x h projection, sharing the embedding and the head.
+  int mtp_layers = 0;
   double nominal_params = 0;  ///< published size ("175B") used by the method's hand calculation
   std::string source;
 };

@@ -401,7 +401,8 @@ constexpr double kMinEfficiency = 1e-3;    // 0.1% of peak
 constexpr double kMinStorageGBps = 1e-6;   // 1 KB/s of checkpoint storage
 constexpr double kMinFailureRate = 1e-12;  // failures per GPU-hour
 
-const std::vector<std::string_view> kActivations = {"gelu", "swiglu"};
+// In the order of the Activation enum (specs.h).
+const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
@@ -447,8 +448,19 @@ MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
   moe.shared_experts = r.optional_integer("shared_experts", 0, 64).value_or(0);
   moe.expert_ffn_hidden = r.integer("expert_ffn_hidden", 1, kMaxWidth);
   moe.dense_layers = r.optional_integer("dense_layers", 0, layers).value_or(0);
+  moe.every = r.optional_integer("every", 1, layers).value_or(1);
   r.finish();
   return moe;
+}
+
+LocalAttentionSpec parse_local_attention(const json& value, const std::string& path, int layers) {
+  ObjectReader r(value, path);
+  LocalAttentionSpec local;
+  local.tokens = r.integer("tokens", 1, kMaxSeq);
+  local.global_every = r.integer("global_every", 0, layers);
+  local.chunked = r.optional_boolean("chunked").value_or(false);
+  r.finish();
+  return local;
 }
 
 MlaSpec parse_mla(const json& value, const std::string& path) {
@@ -562,6 +574,10 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   m.hidden = r.integer("hidden", 1, kMaxWidth);
   m.heads = r.integer("heads", 1, kMaxHeads);
   m.kv_heads = r.optional_integer("kv_heads", 1, m.heads).value_or(m.heads);
+  m.head_dim = r.optional_integer("head_dim", 1, 65536).value_or(0);
+  m.qk_norm = r.optional_boolean("qk_norm").value_or(false);
+  m.linear_bias = r.optional_boolean("linear_bias").value_or(false);
+  m.attention_sinks = r.optional_boolean("attention_sinks").value_or(false);
   m.ffn_hidden = r.integer("ffn_hidden", 1, kMaxWidth);
   m.vocab = r.integer("vocab", 1, kMaxVocab);
   m.activation = static_cast<Activation>(r.choice("activation", kActivations));
@@ -582,13 +598,24 @@ ModelSpec parse_model(const json& value, const std::string& path) {
   if (r.has("moe")) m.moe = parse_moe(value.at("moe"), r.child("moe"), m.layers);
   r.allow("mla");
   if (r.has("mla")) m.mla = parse_mla(value.at("mla"), r.child("mla"));
+  r.allow("local_attention");
+  if (r.has("local_attention")) {
+    m.local_attention = parse_local_attention(value.at("local_attention"), r.child("local_attention"), m.layers);
+  }
+  m.mtp_layers = r.optional_integer("mtp_layers", 0, 16).value_or(0);
   m.nominal_params = r.optional_zero_or_number("nominal_params", 1, 1e16).value_or(0);
   m.source = r.optional_string("source", 2000).value_or("");
   r.finish();
-  if (m.hidden % m.heads != 0) {
+  if (m.mla && (m.head_dim > 0 || m.qk_norm)) {
+    throw InputError("input.inconsistent", r.child(m.head_dim > 0 ? "head_dim" : "qk_norm"),
+                     path + "/" + (m.head_dim > 0 ? "head_dim" : "qk_norm") +
+                         " is for multi-head attention; mla gives the per-head widths (and its own norms)");
+  }
+  if (m.head_dim == 0 && m.hidden % m.heads != 0) {
     throw InputError("input.inconsistent", r.child("hidden"),
                      path + "/hidden = " + std::to_string(m.hidden) +
-                         " must be divisible by heads = " + std::to_string(m.heads));
+                         " must be divisible by heads = " + std::to_string(m.heads) +
+                         ", or give head_dim (the width of one head)");
   }
   if (m.heads % m.kv_heads != 0) {
     throw InputError("input.inconsistent", r.child("kv_heads"),
@@ -929,6 +956,10 @@ ordered_json model_to_json(const ModelSpec& m) {
   j["hidden"] = m.hidden;
   j["heads"] = m.heads;
   j["kv_heads"] = m.kv_heads;
+  if (m.head_dim > 0) j["head_dim"] = m.head_dim;
+  if (m.qk_norm) j["qk_norm"] = true;
+  if (m.linear_bias) j["linear_bias"] = true;
+  if (m.attention_sinks) j["attention_sinks"] = true;
   j["ffn_hidden"] = m.ffn_hidden;
   j["vocab"] = m.vocab;
   j["activation"] = activation_name(m.activation);
@@ -942,9 +973,16 @@ ordered_json model_to_json(const ModelSpec& m) {
                 {"shared_experts", m.moe->shared_experts},
                 {"expert_ffn_hidden", m.moe->expert_ffn_hidden},
                 {"dense_layers", m.moe->dense_layers}};
+    if (m.moe->every > 1) j["moe"]["every"] = m.moe->every;
   } else {
     j["moe"] = nullptr;
   }
+  if (m.local_attention) {
+    j["local_attention"] = {{"tokens", m.local_attention->tokens},
+                            {"global_every", m.local_attention->global_every},
+                            {"chunked", m.local_attention->chunked}};
+  }
+  if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
   if (m.mla) {
     j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank > 0 ? ordered_json(m.mla->q_lora_rank) : ordered_json(nullptr)},
                 {"kv_lora_rank", m.mla->kv_lora_rank},

@@ -1,5 +1,6 @@
 #include "pplan/model/architecture.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace pplan {
@@ -9,7 +10,9 @@ double padded_vocab(const ModelSpec& model, int tp) {
   return std::ceil(model.vocab / multiple) * multiple;
 }
 
-double head_dim(const ModelSpec& model) { return double(model.hidden) / model.heads; }
+double head_dim(const ModelSpec& model) {
+  return model.head_dim > 0 ? double(model.head_dim) : double(model.hidden) / model.heads;
+}
 
 double attention_params_per_layer(const ModelSpec& model) {
   const double h = model.hidden;
@@ -24,8 +27,11 @@ double attention_params_per_layer(const ModelSpec& model) {
                       m.kv_lora_rank;
     return q + kv + a * m.v_head_dim * h;
   }
+  const double q_width = model.heads * head_dim(model);
   const double kv_width = model.kv_heads * head_dim(model);
-  return h * (2.0 * h + 2.0 * kv_width);
+  const double bias = model.linear_bias ? q_width + 2.0 * kv_width + h : 0.0;
+  const double sinks = model.attention_sinks ? double(model.heads) : 0.0;
+  return h * (2.0 * q_width + 2.0 * kv_width) + bias + sinks;
 }
 
 AttentionDims attention_dims(const ModelSpec& model) {
@@ -40,35 +46,66 @@ AttentionDims attention_dims(const ModelSpec& model) {
   return d;
 }
 
-double dense_mlp_params_per_layer(const ModelSpec& model) {
-  const double matrices = model.activation == Activation::kSwiglu ? 3.0 : 2.0;
-  return matrices * double(model.hidden) * model.ffn_hidden;
+/// Weights of one MLP of width f, biases included where the model has them.
+static double mlp_params(const ModelSpec& model, double f) {
+  const bool gated = gated_mlp(model.activation);
+  const double bias = model.linear_bias ? (gated ? 2.0 : 1.0) * f + model.hidden : 0.0;
+  return (gated ? 3.0 : 2.0) * double(model.hidden) * f + bias;
 }
+
+double dense_mlp_params_per_layer(const ModelSpec& model) { return mlp_params(model, model.ffn_hidden); }
 
 bool is_moe_layer(const ModelSpec& model, int layer_index) {
-  return model.moe.has_value() && model.moe->experts > 0 && layer_index >= model.moe->dense_layers;
+  return model.moe.has_value() && model.moe->experts > 0 && layer_index >= model.moe->dense_layers &&
+         (layer_index + 1) % std::max(1, model.moe->every) == 0;
 }
 
-static double expert_params(const ModelSpec& model) {
-  const double matrices = model.activation == Activation::kSwiglu ? 3.0 : 2.0;
-  return matrices * double(model.hidden) * model.moe->expert_ffn_hidden;
+int moe_layers_in(const ModelSpec& model, int first, int last) {
+  if (!model.moe.has_value() || model.moe->experts <= 0) return 0;
+  first = std::max(first, model.moe->dense_layers);
+  last = std::min(last, model.layers);
+  if (last <= first) return 0;
+  // Indices i in [first, last) with (i + 1) % every == 0: multiples of every in (first, last].
+  const int every = std::max(1, model.moe->every);
+  return last / every - first / every;
+}
+
+int first_moe_layer(const ModelSpec& model) {
+  if (moe_layer_count(model) == 0) return -1;
+  const int every = std::max(1, model.moe->every);
+  const int first = model.moe->dense_layers;
+  return ((first + 1 + every - 1) / every) * every - 1;  // the first i >= first with (i+1) % every == 0
+}
+
+int first_dense_layer(const ModelSpec& model) {
+  for (int i = 0; i < model.layers; ++i) {
+    if (!is_moe_layer(model, i)) return i;
+  }
+  return 0;
+}
+
+double expert_params(const ModelSpec& model) { return mlp_params(model, model.moe->expert_ffn_hidden); }
+
+/// The router: h x experts, and its bias where the model has linear biases.
+double router_params(const ModelSpec& model) {
+  return (double(model.hidden) + (model.linear_bias ? 1.0 : 0.0)) * model.moe->experts;
 }
 
 double mlp_params_of_layer(const ModelSpec& model, int layer_index) {
   if (!is_moe_layer(model, layer_index)) return dense_mlp_params_per_layer(model);
   const MoeSpec& moe = *model.moe;
-  const double router = double(model.hidden) * moe.experts;
-  return (moe.experts + moe.shared_experts) * expert_params(model) + router;
+  return (moe.experts + moe.shared_experts) * expert_params(model) + router_params(model);
 }
 
 double active_mlp_params_of_layer(const ModelSpec& model, int layer_index) {
   if (!is_moe_layer(model, layer_index)) return dense_mlp_params_per_layer(model);
   const MoeSpec& moe = *model.moe;
-  const double router = double(model.hidden) * moe.experts;
-  return (moe.top_k + moe.shared_experts) * expert_params(model) + router;
+  return (moe.top_k + moe.shared_experts) * expert_params(model) + router_params(model);
 }
 
-double norm_params_per_layer(const ModelSpec& model) { return 2.0 * model.hidden; }
+double norm_params_per_layer(const ModelSpec& model) {
+  return 2.0 * model.hidden + (model.qk_norm && !model.mla ? 2.0 * head_dim(model) : 0.0);
+}
 
 double input_embedding_params(const ModelSpec& model, int seq_len, int tp) {
   const double positions = model.learned_positions ? double(seq_len) : 0.0;
@@ -79,22 +116,28 @@ double lm_head_params(const ModelSpec& model, int tp) {
   return model.tied_embeddings ? 0.0 : padded_vocab(model, tp) * model.hidden;
 }
 
-int moe_layer_count(const ModelSpec& model) {
-  if (!model.moe.has_value() || model.moe->experts <= 0) return 0;
-  return model.layers > model.moe->dense_layers ? model.layers - model.moe->dense_layers : 0;
+int moe_layer_count(const ModelSpec& model) { return moe_layers_in(model, 0, model.layers); }
+
+double mtp_params_per_module(const ModelSpec& model, bool active_only) {
+  const int last = model.layers - 1;
+  const double h = model.hidden;
+  const double mlp = active_only ? active_mlp_params_of_layer(model, last) : mlp_params_of_layer(model, last);
+  // The layer, its projection of [norm(h_prev); norm(emb)] (2h -> h), the two input norms and
+  // the norm before the shared head.
+  return attention_params_per_layer(model) + norm_params_per_layer(model) + mlp + 2.0 * h * h + 3.0 * h;
 }
 
 static double layer_stack_params(const ModelSpec& model, bool active_only) {
   const int moe_layers = moe_layer_count(model);
   const int dense_layers = model.layers - moe_layers;
-  const int first_moe = model.layers - moe_layers;
+  const int first_moe = std::max(0, first_moe_layer(model));
   const double per_layer_common = attention_params_per_layer(model) + norm_params_per_layer(model);
   double mlp = dense_layers * dense_mlp_params_per_layer(model);
   if (moe_layers > 0) {
     mlp += moe_layers * (active_only ? active_mlp_params_of_layer(model, first_moe)
                                      : mlp_params_of_layer(model, first_moe));
   }
-  return model.layers * per_layer_common + mlp;
+  return model.layers * per_layer_common + mlp + model.mtp_layers * mtp_params_per_module(model, active_only);
 }
 
 double total_params(const ModelSpec& model, int seq_len, int tp) {
@@ -112,15 +155,29 @@ LayerFlops layer_forward_flops(const ModelSpec& model, int layer_index, double t
   LayerFlops f;
   f.projections = 2.0 * tokens * attention_params_per_layer(model);
   const AttentionDims dims = attention_dims(model);
-  f.attention_core = 2.0 * tokens * seq_len * dims.heads * (dims.qk_head_dim + dims.v_head_dim);
+  f.attention_core =
+      2.0 * tokens * attention_keys_per_query(model, seq_len) * dims.heads * (dims.qk_head_dim + dims.v_head_dim);
   if (is_moe_layer(model, layer_index)) {
-    const double router = double(model.hidden) * model.moe->experts;
+    const double router = router_params(model);
     f.router = 2.0 * tokens * router;
     f.mlp = 2.0 * tokens * (active_mlp_params_of_layer(model, layer_index) - router);
   } else {
     f.mlp = 2.0 * tokens * dense_mlp_params_per_layer(model);
   }
   return f;
+}
+
+double attention_keys_per_query(const ModelSpec& model, double seq_len) {
+  if (!model.local_attention || model.local_attention->tokens <= 0) return seq_len;
+  const LocalAttentionSpec& local = *model.local_attention;
+  const double window = local.tokens;
+  // Full-count keys of a local layer (twice the causal mean, as a global layer's s is twice
+  // its causal s/2): a causal sliding window of W keys averages W - W^2/(2s) for W <= s; a
+  // chunk of C tokens averages C/2.
+  double local_keys = seq_len;
+  if (window < seq_len) local_keys = local.chunked ? window : 2.0 * window - window * window / seq_len;
+  const double global_layers = local.global_every > 0 ? double(model.layers / local.global_every) : 0.0;
+  return (global_layers * seq_len + (model.layers - global_layers) * local_keys) / model.layers;
 }
 
 double lm_head_forward_flops(const ModelSpec& model, double tokens, int tp) {
@@ -137,8 +194,11 @@ static double step_flops(const ModelSpec& model, int seq_len, int global_batch, 
     return f.total();
   };
   double forward = lm_head_forward_flops(model, tokens);
-  if (dense_layers > 0) forward += dense_layers * layer(0);
-  if (moe_layers > 0) forward += moe_layers * layer(dense_layers);
+  if (dense_layers > 0) forward += dense_layers * layer(first_dense_layer(model));
+  if (moe_layers > 0) forward += moe_layers * layer(first_moe_layer(model));
+  // Each MTP module: its layer, the 2h -> h projection and another pass of the shared head.
+  forward += model.mtp_layers * (layer(model.layers - 1) + 2.0 * tokens * 2.0 * model.hidden * model.hidden +
+                                 lm_head_forward_flops(model, tokens));
   return 3.0 * forward;
 }
 

@@ -83,6 +83,7 @@ struct LayerContext {
   double tokens;    ///< per GPU, before TP
   double h;
   AttentionDims dims;
+  double q_width;   ///< heads · head_dim (h unless decoupled)
   double kv_width;
   bool sp;          ///< sequence parallelism in effect (tp > 1)
   bool moe;         ///< this layer is an MoE layer
@@ -105,6 +106,7 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
                       messages.tokens,
                       double(model.hidden),
                       attention_dims(model),
+                      model.heads * head_dim(model),
                       model.kv_heads * head_dim(model),
                       parallel.sequence_parallel && parallel.tp > 1,
                       is_moe_layer(model, layer_index),
@@ -140,9 +142,10 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
     l.linear_inputs += h + q_in + double(m.kv_lora_rank) + a * c.dims.v_head_dim;
     l.linear_outputs += a * (c.dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
   } else {
-    add(l.gemms, time_gemms({{tokens, (h + 2.0 * c.kv_width) / t, h}, {tokens, h, h / t}}, c.device, precision));
-    l.linear_inputs += h + h / t;
-    l.linear_outputs += (h + 2.0 * c.kv_width) / t + h;
+    add(l.gemms, time_gemms({{tokens, (c.q_width + 2.0 * c.kv_width) / t, h}, {tokens, h, c.q_width / t}}, c.device,
+                            precision));
+    l.linear_inputs += h + c.q_width / t;
+    l.linear_outputs += (c.q_width + 2.0 * c.kv_width) / t + h;
   }
 }
 
@@ -154,7 +157,7 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
   const ModelSpec& model = c.scenario.model;
   const Precision precision = c.scenario.training.precision;
   const double tokens = c.tokens, h = c.h, t = c.t;
-  const double up_width = model.activation == Activation::kSwiglu ? 2.0 : 1.0;
+  const double up_width = gated_mlp(model.activation) ? 2.0 : 1.0;
   double mlp_width = model.ffn_hidden;
   l.active_mlp_width = model.ffn_hidden;
   if (c.moe) {
@@ -186,12 +189,16 @@ void set_attention_core(const LayerContext& c, LayerTimes& lt) {
   const ParallelConfig& parallel = c.parallel;
   const double heads_local = c.dims.heads / c.t;
   if (c.scenario.training.flash_attention) {
-    lt.attention_forward_s = flash_attention_forward_s(c.tokens, c.s_full, heads_local, c.dims.qk_head_dim,
+    // Local (sliding-window, chunked) layers skip the keys outside their window: the kernel runs
+    // the layers' mean key count (architecture.h attention_keys_per_query).
+    const double keys = attention_keys_per_query(c.scenario.model, c.s_full);
+    lt.attention_forward_s = flash_attention_forward_s(c.tokens, keys, heads_local, c.dims.qk_head_dim,
                                                        c.dims.v_head_dim, true, c.device, parallel.cp);
-    lt.attention_backward_s = flash_attention_backward_s(c.tokens, c.s_full, heads_local, c.dims.qk_head_dim,
+    lt.attention_backward_s = flash_attention_backward_s(c.tokens, keys, heads_local, c.dims.qk_head_dim,
                                                          c.dims.v_head_dim, true, c.device, parallel.cp);
     return;
   }
+  // The unfused path materialises the whole masked score matrix, local layers included.
   const double queries = c.s_full / parallel.cp;
   const double batch = parallel.micro_batch * heads_local;
   const GemmTimes core = time_gemms({{queries, c.s_full, c.dims.qk_head_dim}, {queries, c.dims.v_head_dim, c.s_full}},
@@ -216,8 +223,8 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double dropout = model.dropout ? 1.0 : 0.0;
   const double replicated_bytes = (8.0 + 12.0 + 2.0 * dropout) * h;
-  double split_bytes = (model.activation == Activation::kSwiglu ? 6.0 : 4.0) * l.active_mlp_width;
-  if (!model.learned_positions) split_bytes += 4.0 * (h + c.kv_width);
+  double split_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * l.active_mlp_width;
+  if (!model.learned_positions) split_bytes += 4.0 * (c.q_width + c.kv_width);
   double forward_bytes = tokens * ((c.sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
   if (c.fp8) {

@@ -227,7 +227,16 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
     st.recompute_s *= share;
     st.per_layer_sum.recompute_s *= share;
   }
-  if (stage == p.pp - 1) st.extra_s = lm_head_times_s(scenario, p);
+  if (stage == p.pp - 1) {
+    st.extra_s = lm_head_times_s(scenario, p);
+    // MTP modules (DeepSeek-V3 §2.2) on the last stage: a layer of the last layer's kind, its
+    // 2h -> h projection (small beside the layer; counted in the FLOPs) and the head again.
+    const int mtp = scenario.model.mtp_layers;
+    if (mtp > 0) {
+      accumulate(st, is_moe_layer(scenario.model, scenario.model.layers - 1) ? moe : dense, mtp);
+      st.extra_s += mtp * lm_head_times_s(scenario, p);
+    }
+  }
   return st;
 }
 
@@ -257,12 +266,11 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
       4.0 * f.params / tp_pp + 12.0 * f.params / (tp_pp * std::max(1, p.dp));
   // The same hand count for the plan as it is sharded: routed experts over EP too, and each
   // part's 16 bytes over its data-parallel copies as the plan's ZeRO stage says.
-  const double expert_params =
-      model.moe ? double(moe_layer_count(model)) * model.moe->experts *
-                      (model.activation == Activation::kSwiglu ? 3.0 : 2.0) * model.hidden *
-                      model.moe->expert_ffn_hidden
+  const double routed_params =
+      model.moe ? double(moe_layer_count(model) + (is_moe_layer(model, model.layers - 1) ? model.mtp_layers : 0)) *
+                      model.moe->experts * expert_params(model)
                 : 0.0;
-  const double dense_params = std::max(0.0, f.params - expert_params);
+  const double dense_params = std::max(0.0, f.params - routed_params);
   auto bytes_per_param = [&](double copies) {
     copies = std::max(1.0, copies);
     switch (p.zero) {
@@ -274,7 +282,7 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   };
   const double ep = std::max(1, p.ep);
   f.plan_total_bytes = dense_params / tp_pp * bytes_per_param(p.dp) +
-                       expert_params / (tp_pp * ep) * bytes_per_param(double(p.dp) * p.cp / ep) +
+                       routed_params / (tp_pp * ep) * bytes_per_param(double(p.dp) * p.cp / ep) +
                        f.activations_bytes;
   f.fits = f.plan_total_bytes <= capacity;
   f.bubble_ratio = bubble_ratio(p.pp, p.vpp, microbatches(scenario.training.global_batch, p.dp, p.micro_batch));
@@ -284,10 +292,10 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
 LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo) {
   const ModelSpec& model = scenario.model;
   // Layer 0 is dense unless every layer holds experts, and then no dense layer is counted.
-  const bool has_moe = model.moe && model.moe->experts > 0 && model.moe->dense_layers < model.layers;
+  const int moe_layer = first_moe_layer(model);
   LayerTimesPair pair;
-  pair.dense = layer_times(scenario, parallel, 0, gemm_memo);
-  pair.moe = has_moe ? layer_times(scenario, parallel, model.moe->dense_layers, gemm_memo) : pair.dense;
+  pair.dense = layer_times(scenario, parallel, first_dense_layer(model), gemm_memo);
+  pair.moe = moe_layer >= 0 ? layer_times(scenario, parallel, moe_layer, gemm_memo) : pair.dense;
   return pair;
 }
 
@@ -455,8 +463,9 @@ double recompute_flops_per_step(const Scenario& scenario, const ParallelConfig& 
   const ModelSpec& model = scenario.model;
   const double tokens_per_step = double(scenario.training.seq_len) * scenario.training.global_batch;
   const int moe_layers = moe_layer_count(model);
-  const LayerFlops dense_f = layer_forward_flops(model, 0, tokens_per_step, scenario.training.seq_len);
-  const LayerFlops moe_f = layer_forward_flops(model, model.layers - 1, tokens_per_step, scenario.training.seq_len);
+  const LayerFlops dense_f = layer_forward_flops(model, first_dense_layer(model), tokens_per_step, scenario.training.seq_len);
+  const LayerFlops moe_f =
+      layer_forward_flops(model, std::max(0, first_moe_layer(model)), tokens_per_step, scenario.training.seq_len);
   auto part = [&](const LayerFlops& f) {
     return p.recompute == Recompute::kFull ? f.total() : f.attention_core;
   };

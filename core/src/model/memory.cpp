@@ -41,15 +41,18 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
     if (parallel.recompute == Recompute::kNone) split += qkv;
     split += linear_input * dims.heads * dims.v_head_dim / h;  // attention output
   } else {
-    const double kv_ratio = double(m.kv_heads) / m.heads;
-    split += 2.0 + 4.0 * kv_ratio + linear_input;  // Q, K and V, attention output
+    // Q (heads·d wide, = h unless head_dim is decoupled), K and V (kv_heads·d each), the
+    // attention output (heads·d).
+    const double q_ratio = m.heads * head_dim(m) / h;
+    const double kv_ratio = m.kv_heads * head_dim(m) / h;
+    split += 2.0 * q_ratio + 4.0 * kv_ratio + linear_input * q_ratio;
   }
   // The MLP's inner activations: the up-projection output (2f GeLU, 4f SwiGLU) kept for the
   // activation's backward, and the activation output (f) feeding the down-projection. An MoE
   // layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
   const double mlp_ratio = (moe ? double(m.moe->expert_ffn_hidden) * (m.moe->top_k + m.moe->shared_experts)
                                 : double(m.ffn_hidden)) / h;
-  const double up_output = m.activation == Activation::kSwiglu ? 4.0 : 2.0;
+  const double up_output = gated_mlp(m.activation) ? 4.0 : 2.0;
   split += (up_output + linear_input) * mlp_ratio;
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
   // gradient) and the k expert outputs before the probability-weighted combine (kept for the
@@ -66,8 +69,16 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
 int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp) {
   const int layers = split.layers_on_stage(stage, pp);
   const int first_index = stage == 0 ? 0 : split.first_layers + (stage - 1) * split.middle_layers;
-  const int moe_from = model.moe && model.moe->experts > 0 ? model.moe->dense_layers : model.layers;
-  return std::max(0, first_index + layers - std::max(first_index, moe_from));
+  return moe_layers_in(model, first_index, first_index + layers);
+}
+
+int mtp_layers_on_stage(const ModelSpec& model, int stage, int pp) {
+  return stage == pp - 1 ? model.mtp_layers : 0;
+}
+
+int moe_layers_with_mtp(const ModelSpec& model, const StageSplit& split, int stage, int pp) {
+  const int mtp = mtp_layers_on_stage(model, stage, pp);
+  return moe_layers_on_stage(model, split, stage, pp) + (is_moe_layer(model, model.layers - 1) ? mtp : 0);
 }
 
 StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
@@ -85,11 +96,26 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   params += dense_layers * dense_mlp_params_per_layer(m) / t;
   if (moe_layers > 0) {
     const MoeSpec& moe = *m.moe;
-    const double matrices = m.activation == Activation::kSwiglu ? 3.0 : 2.0;
-    const double expert = matrices * double(m.hidden) * moe.expert_ffn_hidden;
+    const double expert = expert_params(m);
     // Routed experts split over EP, each expert's matrices over expert-TP (= tp here).
     out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
-    params += moe_layers * (moe.shared_experts * expert / t + double(m.hidden) * moe.experts);
+    params += moe_layers * (moe.shared_experts * expert / t + router_params(m));
+  }
+  // Multi-token prediction on the last stage (Megatron places it there): each module a layer of
+  // the last layer's kind, its 2h -> h projection and three norms; embedding and head shared.
+  const int mtp = mtp_layers_on_stage(m, stage, pp);
+  if (mtp > 0) {
+    const int last = m.layers - 1;
+    params += mtp * (attention_params_per_layer(m) / t + norm_params_per_layer(m) +
+                     2.0 * double(m.hidden) * m.hidden / t + 3.0 * m.hidden);
+    if (is_moe_layer(m, last)) {
+      const MoeSpec& moe = *m.moe;
+      const double expert = expert_params(m);
+      out.expert += mtp * double(moe.experts) / parallel.ep * expert / t;
+      params += mtp * (moe.shared_experts * expert / t + router_params(m));
+    } else {
+      params += mtp * dense_mlp_params_per_layer(m) / t;
+    }
   }
   const double layer_params = params;
   if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
@@ -119,20 +145,23 @@ ModelStateBytes model_state_bytes(const Scenario& scenario, int zero) {
 LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel) {
   LayerActivationParts a;
   const ModelSpec& model = scenario.model;
-  a.first_layer_bytes = layer_activation_bytes(scenario, parallel, 0);
-  const bool moe = model.moe && model.moe->experts > 0;
-  a.last_layer_bytes = moe ? layer_activation_bytes(scenario, parallel, model.layers - 1) : a.first_layer_bytes;
+  const int dense_layer = first_dense_layer(model);
+  const int moe_layer = first_moe_layer(model);
+  const bool moe = moe_layer >= 0;
+  a.first_layer_bytes = layer_activation_bytes(scenario, parallel, dense_layer);
+  a.last_layer_bytes = moe ? layer_activation_bytes(scenario, parallel, moe_layer) : a.first_layer_bytes;
   a.first_layer_kept_bytes = a.first_layer_bytes;
   a.last_layer_kept_bytes = a.last_layer_bytes;
   if (parallel.recompute == Recompute::kFull) {
     ParallelConfig kept = parallel;
     kept.recompute = Recompute::kNone;
-    a.first_layer_kept_bytes = layer_activation_bytes(scenario, kept, 0);
-    a.last_layer_kept_bytes = moe ? layer_activation_bytes(scenario, kept, model.layers - 1) : a.first_layer_kept_bytes;
+    a.first_layer_kept_bytes = layer_activation_bytes(scenario, kept, dense_layer);
+    a.last_layer_kept_bytes = moe ? layer_activation_bytes(scenario, kept, moe_layer) : a.first_layer_kept_bytes;
   }
   // Logits of one micro-batch: bf16 output plus fp32 softmax for the cross-entropy.
   const double tokens = message_sizes(scenario, parallel).tokens;
-  a.logits_bytes = 6.0 * tokens * padded_vocab(model, parallel.tp) / parallel.tp;
+  // Each MTP module runs the head again on the last stage.
+  a.logits_bytes = (1.0 + model.mtp_layers) * 6.0 * tokens * padded_vocab(model, parallel.tp) / parallel.tp;
   return a;
 }
 
@@ -238,8 +267,8 @@ StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& paralle
                                                   stage_params_per_gpu(scenario, parallel, split, stage));
   const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
   return stage_memory_of(stage, state,
-                         stage_activation_bytes(parallel, m, stage, layers,
-                                                moe_layers_on_stage(scenario.model, split, stage, parallel.pp),
+                         stage_activation_bytes(parallel, m, stage, layers + mtp_layers_on_stage(scenario.model, stage, parallel.pp),
+                                                moe_layers_with_mtp(scenario.model, split, stage, parallel.pp),
                                                 layer_activation_parts(scenario, parallel)));
 }
 
@@ -247,13 +276,19 @@ StageList candidate_stages(const ModelSpec& model, const StageSplit& split, int 
   StageList out;
   out.push(0);
   if (pp > 1) out.push(1);
-  if (model.moe && model.moe->experts > 0) {
+  if (model.moe && model.moe->experts > 0 && pp > 3) {
+    // The middle stage with the most expert layers, where it has more than stage 1.
+    int best = -1;
+    int most = moe_layers_on_stage(model, split, 1, pp);
     for (int stage = 2; stage < pp - 1; ++stage) {
-      if (moe_layers_on_stage(model, split, stage, pp) == split.layers_on_stage(stage, pp)) {
-        out.push(stage);
-        break;
+      const int count = moe_layers_on_stage(model, split, stage, pp);
+      if (count > most) {
+        most = count;
+        best = stage;
+        if (count == split.layers_on_stage(stage, pp)) break;
       }
     }
+    if (best > 0) out.push(best);
   }
   if (pp > 2) out.push(pp - 1);
   return out;
@@ -266,8 +301,8 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
     if (stage < 0 || stage >= parallel.pp) continue;
     const int i = out.stages.count;
     out.params[i] = stage_params_per_gpu(scenario, parallel, split, stage);
-    out.layers[i] = split.layers_on_stage(stage, parallel.pp);
-    out.moe_layers[i] = moe_layers_on_stage(scenario.model, split, stage, parallel.pp);
+    out.layers[i] = split.layers_on_stage(stage, parallel.pp) + mtp_layers_on_stage(scenario.model, stage, parallel.pp);
+    out.moe_layers[i] = moe_layers_with_mtp(scenario.model, split, stage, parallel.pp);
     for (int zero = 0; zero < 4; ++zero) {
       ParallelConfig sharded = parallel;
       sharded.zero = zero;

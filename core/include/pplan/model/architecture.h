@@ -12,10 +12,11 @@ namespace pplan {
  */
 double padded_vocab(const ModelSpec& model, int tp);
 
-/// Head dimension d = hidden / heads.
+/// Head dimension d: model.head_dim where given, else hidden / heads.
 double head_dim(const ModelSpec& model);
 
-/// Q, K, V and output projection weights of one layer: h·(2h + 2·kv·d) (GQA-aware). With MLA
+/// Q, K, V and output projection weights of one layer: h·(2·a·d + 2·kv·d) (GQA-aware; a·d = h
+/// unless head_dim is decoupled), plus their biases and the per-head sinks where the model has them. With MLA
 /// (DeepSeek-AI 2024, DeepSeek-V3 §2.1.1): h·q_lora + q_lora·a·(d_nope + d_rope) + h·(kv_lora +
 /// d_rope) + kv_lora·a·(d_nope + d_v) + a·d_v·h, plus the two latent norms. DeepSeek-V3:
 /// 187.1M per layer.
@@ -33,20 +34,44 @@ AttentionDims attention_dims(const ModelSpec& model);
 /// Dense MLP weights of one layer: 2·h·f (GeLU) or 3·h·f (SwiGLU).
 double dense_mlp_params_per_layer(const ModelSpec& model);
 
+/// Weights of one expert (moe.expert_ffn_hidden wide; biases where the model has them).
+double expert_params(const ModelSpec& model);
+
+/// The router of an MoE layer: h x experts (and a bias per expert with linear_bias).
+double router_params(const ModelSpec& model);
+
 /// MLP weights of layer `layer_index` (0-based): dense, or all experts of an MoE layer.
 double mlp_params_of_layer(const ModelSpec& model, int layer_index);
 
 /// MLP weights one token actually uses in layer `layer_index` (top-k + shared experts).
 double active_mlp_params_of_layer(const ModelSpec& model, int layer_index);
 
-/// Whether layer `layer_index` holds experts.
+/// Whether layer `layer_index` holds experts: past the dense_layers, every moe.every-th layer.
 bool is_moe_layer(const ModelSpec& model, int layer_index);
 
-/// Layers that hold experts (the last layers - dense_layers); the rest are dense. Closed form,
-/// so huge models stay O(1).
+/// Layers in [first, last) that hold experts. Closed form, so huge models stay O(1).
+int moe_layers_in(const ModelSpec& model, int first, int last);
+
+/// Layers that hold experts; the rest are dense.
 int moe_layer_count(const ModelSpec& model);
 
-/// Norm weights of one layer (two norms of h each).
+/// The first expert layer (-1 without experts) and the first dense one (0 when every layer
+/// holds experts): the layers whose times and activations stand for their kind.
+int first_moe_layer(const ModelSpec& model);
+int first_dense_layer(const ModelSpec& model);
+
+/// Weights of one multi-token-prediction module (all experts, or only those a token uses).
+double mtp_params_per_module(const ModelSpec& model, bool active_only);
+
+/**
+ * Keys each query attends to, averaged over the layers, in the full count (a global layer: s,
+ * twice its causal mean s/2). A sliding window of W keys: 2W - W^2/s (causal mean W - W^2/(2s));
+ * a chunk of C tokens: C (causal mean C/2). Example: Gemma 3 27B at s = 32,768, 52 of 62
+ * layers sliding at 1,024: (10·32768 + 52·2016)/62 = 6,976 keys, 21% of the all-global count.
+ */
+double attention_keys_per_query(const ModelSpec& model, double seq_len);
+
+/// Norm weights of one layer (two norms of h each, and the per-head q/k norms of qk_norm).
 double norm_params_per_layer(const ModelSpec& model);
 
 /// Input embedding (V·h) plus a learned position table (seq_len·h) where the model has one.
@@ -64,7 +89,7 @@ double active_params(const ModelSpec& model, int seq_len, int tp = 1);
 /// Forward FLOPs of one layer for `tokens` tokens of a `seq_len` sequence, split into parts.
 struct LayerFlops {
   double projections = 0;     ///< QKV + output projection GEMMs
-  double attention_core = 0;  ///< QK^T and A·V: 2·a·(d_qk + d_v)·s per token, full (non-causal)
+  double attention_core = 0;  ///< QK^T and A·V: 2·a·(d_qk + d_v)·keys per token, full (non-causal)
   double mlp = 0;             ///< MLP GEMMs (active experts only for MoE)
   double router = 0;          ///< MoE router GEMM
   double total() const { return projections + attention_core + mlp + router; }

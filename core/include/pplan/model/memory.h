@@ -73,6 +73,12 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
 /// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
 int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
 
+/// Multi-token-prediction modules on `stage` (all on the last one, as Megatron places them).
+int mtp_layers_on_stage(const ModelSpec& model, int stage, int pp);
+
+/// Expert layers on `stage` counting the MTP modules there (of the last layer's kind).
+int moe_layers_with_mtp(const ModelSpec& model, const StageSplit& split, int stage, int pp);
+
 /// Stages that can set the memory or time peak: the first, the second (most micro-batches in
 /// flight among the middle ones), the first middle stage holding only MoE layers (when the
 /// leading dense layers end inside a stage, the next one holds more experts), and the last.
