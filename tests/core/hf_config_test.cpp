@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -56,7 +57,18 @@ const std::vector<Published>& published() {
        "Mistral AI, 'Mixtral of experts' (2023): 46.7B"},
       {"Qwen--Qwen2.5-7B.json", 7.61e9, "Qwen/Qwen2.5-7B model card: 7.61B"},
       {"Qwen--Qwen3-8B.json", 8.2e9, "Qwen/Qwen3-8B model card: 8.2B"},
-      {"deepseek-ai--DeepSeek-V3.json", 671e9, "DeepSeek-V3 report §4.2: 671B"},
+      // With its MTP module (num_nextn_predict_layers 1), sharing the embedding and head as it
+      // trains; the card's 685B counts the checkpoint's separate copies of those (1.9B).
+      {"deepseek-ai--DeepSeek-V3.json", 685e9,
+       "deepseek-ai/DeepSeek-V3 model card: 685B = 671B main model + 14B MTP module"},
+      {"Qwen--Qwen3-30B-A3B.json", 30.5e9, "Qwen/Qwen3-30B-A3B model card: 30.5B"},
+      {"Qwen--Qwen3-235B-A22B.json", 235e9, "Qwen3 report Table 2: 235B"},
+      {"openai--gpt-oss-120b.json", 116.83e9, "gpt-oss model card Table 1: 116.83B"},
+      {"openai--gpt-oss-20b.json", 20.91e9, "gpt-oss model card Table 1: 20.91B"},
+      {"google--gemma-3-27b.json", 27.016e9,
+       "Gemma 3 report Table 1 (27B): 1,416M embedding + 25,600M non-embedding; the language model"},
+      {"meta-llama--Llama-4-Maverick-17B-128E.json", 400e9, "Meta, The Llama 4 herd: 400B total"},
+      {"moonshotai--Kimi-K2.json", 1.03e12, "Kimi K2: about 1.03T total"},
       {"openai-community--gpt2.json", 124439808.0, "openai-community/gpt2: 124M (124,439,808)",
        1024},
       {"EleutherAI--gpt-neox-20b.json", 20554567680.0, "EleutherAI/gpt-neox-20b model card"},
@@ -86,9 +98,17 @@ TEST(HfConfig, DeepSeekV3ImportsItsLatentAttention) {
   EXPECT_EQ(imported.model.mla->qk_nope_head_dim, 128);
   EXPECT_EQ(imported.model.mla->qk_rope_head_dim, 64);
   EXPECT_EQ(imported.model.mla->v_head_dim, 128);
-  EXPECT_NEAR(total_params(imported.model, 4096) / 671e9 - 1.0, 0.0, 0.005);
-  // "37B activated" is rounded to the billion: within 0.75B.
-  EXPECT_NEAR(active_params(imported.model, 4096) / 37e9 - 1.0, 0.0, 0.02);
+  // The main model, its MTP module (§2.2) apart: 671B, and "37B activated" (rounded to the
+  // billion: within 0.75B).
+  ASSERT_EQ(imported.model.mtp_layers, 1);
+  const double mtp_total = mtp_params_per_module(imported.model, false);
+  const double mtp_active = mtp_params_per_module(imported.model, true);
+  EXPECT_NEAR((total_params(imported.model, 4096) - mtp_total) / 671e9 - 1.0, 0.0, 0.005);
+  EXPECT_NEAR((active_params(imported.model, 4096) - mtp_active) / 37e9 - 1.0, 0.0, 0.02);
+  // One MTP module: a MoE layer (11.5B: 256 experts of 3·7168·2048 = 44.0M, a shared one, the
+  // router, MLA 187.1M) plus the 2h x h projection (102.8M) and three norms: 11.61B.
+  EXPECT_NEAR(mtp_total / 1e9, (257 * 3.0 * 7168 * 2048 + 7168.0 * 256 + 187107328.0 +
+                                2.0 * 7168 * 7168 + 5 * 7168.0 + 1536 + 512) / 1e9, 0.01);
   ASSERT_TRUE(imported.model.moe);
   EXPECT_EQ(imported.model.moe->experts, 256);
   EXPECT_EQ(imported.model.moe->top_k, 8);
@@ -108,6 +128,14 @@ TEST(HfConfig, ImportsAgreeWithThePresets) {
       {"meta-llama--Llama-3.1-405B.json", "llama3-405b"},
       {"mistralai--Mixtral-8x7B-v0.1.json", "mixtral-8x7b"},
       {"deepseek-ai--DeepSeek-V3.json", "deepseek-v3"},
+      {"Qwen--Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
+      {"Qwen--Qwen3-235B-A22B.json", "qwen3-235b-a22b"},
+      {"openai--gpt-oss-120b.json", "gpt-oss-120b"},
+      {"openai--gpt-oss-20b.json", "gpt-oss-20b"},
+      {"google--gemma-3-27b.json", "gemma3-27b"},
+      {"meta-llama--Llama-4-Scout-17B-16E.json", "llama4-scout"},
+      {"meta-llama--Llama-4-Maverick-17B-128E.json", "llama4-maverick"},
+      {"moonshotai--Kimi-K2.json", "kimi-k2"},
   };
   for (const auto& [file, preset] : pairs) {
     SCOPED_TRACE(file);
@@ -122,8 +150,22 @@ TEST(HfConfig, ImportsAgreeWithThePresets) {
     EXPECT_EQ(a.activation, b.activation);
     EXPECT_EQ(a.tied_embeddings, b.tied_embeddings);
     EXPECT_EQ(a.learned_positions, b.learned_positions);
+    EXPECT_EQ(a.head_dim, b.head_dim);
+    EXPECT_EQ(a.qk_norm, b.qk_norm);
+    EXPECT_EQ(a.linear_bias, b.linear_bias);
+    EXPECT_EQ(a.attention_sinks, b.attention_sinks);
+    EXPECT_EQ(a.rope_theta, b.rope_theta);
+    EXPECT_EQ(a.local_attention.has_value(), b.local_attention.has_value());
+    if (a.local_attention && b.local_attention) {
+      EXPECT_EQ(a.local_attention->tokens, b.local_attention->tokens);
+      EXPECT_EQ(a.local_attention->global_every, b.local_attention->global_every);
+      EXPECT_EQ(a.local_attention->chunked, b.local_attention->chunked);
+    }
+    // DeepSeek-V3's config carries its MTP module; the preset prices the main model.
+    EXPECT_EQ(a.mtp_layers, preset == "deepseek-v3" ? 1 : b.mtp_layers);
     EXPECT_EQ(a.moe.has_value(), b.moe.has_value());
     if (a.moe && b.moe) {
+      EXPECT_EQ(a.moe->every, b.moe->every);
       EXPECT_EQ(a.moe->experts, b.moe->experts);
       EXPECT_EQ(a.moe->top_k, b.moe->top_k);
       EXPECT_EQ(a.moe->shared_experts, b.moe->shared_experts);
@@ -190,19 +232,58 @@ TEST(HfConfig, QwenMoeSharedExpertIsWholeExpertsOfTheRoutedWidth) {
   EXPECT_NEAR(total_params(qwen.model, 4096), 57408429568.0, 1.0);
 }
 
-// What pplan's model cannot express is refused, not mispriced: Qwen3-30B-A3B's 32 heads of 128
-// make 4,096-wide projections on a 2,048 hidden state; pplan's head dim is hidden / heads.
-TEST(HfConfig, AHeadDimThatIsNotHiddenOverHeadsIsRefused) {
-  const json config = parse_document(testing::read_text(config_path("Qwen--Qwen3-30B-A3B.json")));
+// Qwen3-30B-A3B's 32 heads of 128 make 4,096-wide query and output projections on a 2,048
+// hidden state: the head width is imported (head_dim), with Qwen3's per-head q/k norms. Per
+// layer: attention 2048·(2·4096 + 2·512) = 18,874,368, 128 experts of 3·2048·768 = 4,718,592,
+// router 262,144, norms 2·2048 + 2·128: 623,120,640; x 48 + 2 x 151,936·2048 + the final norm
+// = 30,532,122,624. Active (8 experts: 56,889,600 a layer): 3,353,032,704. The card: 30.5B
+// total, 3.3B activated.
+TEST(HfConfig, DecoupledHeadWidthIsImported) {
+  const ImportedModel qwen = import_file("Qwen--Qwen3-30B-A3B.json");
+  EXPECT_EQ(qwen.model.head_dim, 128);
+  EXPECT_TRUE(qwen.model.qk_norm);
+  EXPECT_EQ(qwen.mapped_from["head_dim"]["from"], "head_dim");
+  EXPECT_DOUBLE_EQ(total_params(qwen.model, 4096), 30532122624.0);
+  EXPECT_DOUBLE_EQ(active_params(qwen.model, 4096), 3353032704.0);
+}
+
+// Mistral NeMo: 32 heads of 128 on a 5,120 hidden state (hidden / heads would be 160).
+TEST(HfConfig, MistralNemoKeepsItsHeadWidth) {
+  const ImportedModel nemo = import_file("mistralai--Mistral-Nemo-Base-2407.json");
+  EXPECT_EQ(nemo.model.head_dim, 128);
+  EXPECT_DOUBLE_EQ(attention_params_per_layer(nemo.model), 5120.0 * (2 * 4096 + 2 * 1024));
+  EXPECT_FALSE(nemo.model.local_attention);  // sliding_window null
+}
+
+// Nemotron-H's Mamba-2 layers are refused by name, never priced as attention.
+TEST(HfConfig, HybridMambaIsRefusedByName) {
   try {
-    import_hf_config(config, "/config");
+    import_file("nvidia--Nemotron-H.json");
     FAIL() << "imported";
   } catch (const InputError& e) {
     EXPECT_EQ(e.code(), "import.unsupported");
-    EXPECT_EQ(e.path(), "/config/head_dim");
-    EXPECT_NE(std::string(e.what()).find("4096 is not hidden_size 2048"), std::string::npos)
-        << e.what();
+    EXPECT_EQ(e.path(), "/config/hybrid_override_pattern");
+    EXPECT_NE(std::string(e.what()).find("Mamba-2"), std::string::npos) << e.what();
   }
+}
+
+// Vision-language checkpoints: the language model under text_config, Gemma3TextConfig's
+// defaults where the released file leaves keys out, the vision tower reported apart.
+TEST(HfConfig, GemmaImportsItsTextConfigWithTheClassDefaults) {
+  const ImportedModel gemma = import_file("google--gemma-3-27b.json");
+  EXPECT_EQ(gemma.model.vocab, 262208);
+  EXPECT_EQ(gemma.mapped_from["vocab"]["from"], nullptr);
+  EXPECT_EQ(gemma.model.activation, Activation::kGeglu);
+  ASSERT_TRUE(gemma.model.local_attention);
+  EXPECT_EQ(gemma.model.local_attention->tokens, 1024);
+  EXPECT_EQ(gemma.model.local_attention->global_every, 6);
+  EXPECT_TRUE(gemma.model.tied_embeddings);
+  EXPECT_TRUE(gemma.mapped_from.contains("text_config"));
+  // gpt-oss's layer_types alternate sliding / full: global every 2nd layer.
+  const ImportedModel oss = import_file("openai--gpt-oss-120b.json");
+  ASSERT_TRUE(oss.model.local_attention);
+  EXPECT_EQ(oss.model.local_attention->global_every, 2);
+  EXPECT_EQ(oss.mapped_from["local_attention.global_every"]["from"], "layer_types");
 }
 
 json answer(const json& request) { return json::parse(handle_request(request.dump())); }
@@ -290,11 +371,21 @@ TEST(HfConfig, TheCliImportsAConfigFileAsTheModel) {
   EXPECT_EQ(json::parse(out)["model"]["kv_heads"], 8);
   std::tie(status, out) = run({"import_model", file, "--table"});
   EXPECT_NE(out.find("num_key_value_heads = 8"), std::string::npos) << out;
-  // A config pplan cannot map, through the CLI: exit 2 with the error object.
-  std::tie(status, out) =
-      run({"plan", "--model", config_path("Qwen--Qwen3-30B-A3B.json"), "--gpu", "h100-sxm"});
+  // A config pplan cannot map, through the CLI: exit 2 with the error object. Qwen's windows on
+  // the layers past max_window_layers do not recur every k-th layer.
+  const std::string windowed = ::testing::TempDir() + "/qwen-windows.json";
+  {
+    json config = parse_document(testing::read_text(config_path("Qwen--Qwen3-8B.json")));
+    config["use_sliding_window"] = true;
+    config["sliding_window"] = 4096;
+    std::ofstream(windowed) << config.dump();
+  }
+  std::tie(status, out) = run({"plan", "--model", windowed, "--gpu", "h100-sxm"});
   EXPECT_EQ(status, 2);
   EXPECT_EQ(json::parse(out)["error"]["code"], "import.unsupported");
+  EXPECT_NE(json::parse(out)["error"]["message"].get<std::string>().find("use_sliding_window"),
+            std::string::npos)
+      << out;
 }
 
 }  // namespace

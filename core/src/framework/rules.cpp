@@ -73,16 +73,27 @@ struct Shape {
   int layers, hidden, heads, kv_heads, ffn, vocab;
   double rope_theta;
   int experts, top_k, shared, expert_ffn, dense_layers;
+  // The 2026 features (specs.h), at their defaults unless an entry sets them.
+  int every = 1, head_dim = 0;
+  bool qk_norm = false, linear_bias = false, sinks = false;
+  int window = 0, global_every = 0;
+  bool chunked = false;
 };
 
 bool has_shape(const ModelSpec& m, const Shape& s) {
   const MoeSpec moe = m.moe.value_or(MoeSpec{});
+  const LocalAttentionSpec local = m.local_attention.value_or(LocalAttentionSpec{});
   return m.layers == s.layers && m.hidden == s.hidden && m.heads == s.heads &&
          m.kv_heads == s.kv_heads && m.ffn_hidden == s.ffn && m.vocab == s.vocab &&
          m.activation == Activation::kSwiglu && !m.learned_positions && !m.tied_embeddings &&
          !m.dropout && m.rope_theta == s.rope_theta && moe.experts == s.experts &&
          moe.top_k == s.top_k && moe.shared_experts == s.shared &&
-         moe.expert_ffn_hidden == s.expert_ffn && moe.dense_layers == s.dense_layers;
+         moe.expert_ffn_hidden == s.expert_ffn && moe.dense_layers == s.dense_layers &&
+         (moe.experts == 0 || moe.every == s.every) && m.head_dim == s.head_dim &&
+         m.qk_norm == s.qk_norm && m.linear_bias == s.linear_bias && m.attention_sinks == s.sinks &&
+         (m.local_attention ? local.tokens : 0) == s.window &&
+         (m.local_attention ? local.global_every : 0) == s.global_every &&
+         (m.local_attention && local.chunked) == s.chunked && m.mtp_layers == 0;
 }
 
 }  // namespace
@@ -172,9 +183,29 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
       {"deepseek-v3",
        "deepseek_v3",
        {61, 7168, 128, 128, 18432, 129280, 10000, 256, 8, 1, 2048, 3}},
+      // gpt/model/qwen3.py Qwen3MoEConfig30B_A3B / 235B_A22B (kv_channels 128, qk_layernorm).
+      {"qwen3-30b-a3b", "qwen3_30b_a3b",
+       {48, 2048, 32, 4, 6144, 151936, 1e6, 128, 8, 0, 768, 0, 1, 128, true}},
+      {"qwen3-235b-a22b", "qwen3_235b_a22b",
+       {94, 4096, 64, 4, 12288, 151936, 1e6, 128, 8, 0, 1536, 0, 1, 128, true}},
+      // gpt/model/gpt_oss.py GPTOSSConfig120B / 20B: biases, learnable softmax (sinks), window
+      // 128 with window_attn_skip_freq 2.
+      {"gpt-oss-120b", "gpt_oss_120b",
+       {36, 2880, 64, 8, 2880, 201088, 150000, 128, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2}},
+      {"gpt-oss-20b", "gpt_oss_20b",
+       {24, 2880, 64, 8, 2880, 201088, 150000, 32, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2}},
+      // gpt/model/llama.py Llama4Experts16Config / 128Config: chunked attention of 8192 with a
+      // NoPE layer every 4 (nope_layer_interval), one shared expert; 128E every other layer.
+      {"llama4-scout", "llama4_e16",
+       {48, 5120, 40, 8, 16384, 202048, 500000, 16, 1, 1, 8192, 0, 1, 0, false, false, false, 8192, 4, true}},
+      {"llama4-maverick", "llama4_e128",
+       {48, 5120, 40, 8, 16384, 202048, 500000, 128, 1, 1, 8192, 0, 2, 0, false, false, false, 8192, 4, true}},
   };
   for (const Entry& e : entries) {
-    if (m.id == e.id && has_shape(m, e.shape)) return {e.recipe, true};
+    // NeMo's DeepSeek-V3 recipe has DeepSeek's MTP module (use_mtp), so MTP depth 1 is its shape.
+    ModelSpec base = m;
+    if (std::string_view(e.recipe) == "deepseek_v3" && base.mtp_layers == 1) base.mtp_layers = 0;
+    if (m.id == e.id && has_shape(base, e.shape)) return {e.recipe, true};
   }
   // GPTConfig175B: 96 layers of 12288, 96 heads, GeLU, learned positions, tied embeddings.
   if (m.id == "gpt3-175b" && m.layers == 96 && m.hidden == 12288 && m.heads == 96 &&
@@ -242,6 +273,9 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.vpp_microbatches", "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:1173"},
     {"megatron.cp_seq_not_divisible", "Megatron-LM d98e8a64 megatron/training/arguments.py:1336"},
     {"megatron.cp_needs_te_attention", "TransformerEngine d0067d0d transformer_engine/pytorch/attention/dot_product_attention/utils.py:1171"},
+    {"megatron.geglu", "Megatron-LM d98e8a64 megatron/training/arguments.py:2452"},
+    {"megatron.chunked_attention", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:247"},
+    {"deepspeed.model_feature", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:526"},
     {"megatron.fp8_unsupported", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:154"},
     {"megatron.fp8_recipe_hardware", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:168"},
     {"megatron.rope_theta_not_integer", "Megatron-LM d98e8a64 megatron/training/arguments.py:2418"},
@@ -1004,6 +1038,50 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   return false;
 }
 
+/// The model features a Megatron-family launch cannot express (megatron, slurm, env, nccl-tests,
+/// nemo, deepspeed): Gemma's GeGLU on Megatron-LM's command line, Llama 4's chunked attention
+/// anywhere in Megatron-Core, and what Megatron-DeepSpeed 4efb479d's layers lack.
+bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSink& sink) {
+  const ModelSpec& model = s.model;
+  const bool nemo = framework == LaunchFramework::kNemo;
+  const bool deepspeed = framework == LaunchFramework::kDeepSpeed;
+  // Megatron-LM has the gated GeLU only as --quick-geglu (x·sigmoid(1.702x)); NeMo's config sets
+  // activation_func itself.
+  if (model.activation == Activation::kGeglu && !nemo &&
+      sink.add("megatron.geglu",
+               "Megatron-LM's command line has GeGLU only as --quick-geglu (x·sigmoid(1.702x)), "
+               "not the GeLU of the model: use --format nemo, which sets activation_func")) {
+    return true;
+  }
+  // Megatron-Core's local attention is a sliding window (window_size); Llama 4's chunked
+  // attention has no equivalent.
+  // NeMo's Llama 4 recipes run it (gpt/model/llama4_utils.py chunkify).
+  if (model.local_attention && model.local_attention->chunked && !(nemo && detail::nemo_recipe(model).exact) &&
+      sink.add("megatron.chunked_attention",
+               "Megatron-Core's local attention is a sliding window (window_size), not the "
+               "chunked attention of {s}: only NeMo's Llama 4 recipes run it (use --format nemo "
+               "with the llama4-scout or llama4-maverick preset)",
+               {}, model.name)) {
+    return true;
+  }
+  if (!deepspeed) return false;
+  // Megatron-DeepSpeed's ParallelAttention and transformer layer: no q/k norms, no attention
+  // sinks, no sliding windows, no multi-token prediction (megatron/model/transformer.py).
+  const char* missing = model.qk_norm             ? "query/key norms (qk_norm)"
+                        : model.attention_sinks   ? "attention sinks"
+                        : model.local_attention   ? "sliding-window attention (local_attention)"
+                        : model.mtp_layers > 0    ? "multi-token prediction (mtp_layers)"
+                        : model.linear_bias && !model.learned_positions ? "biases on a rotary model's linear layers (linear_bias)"
+                                                  : nullptr;
+  if (missing != nullptr &&
+      sink.add("deepspeed.model_feature",
+               "Megatron-DeepSpeed's transformer layer has no {s}: use --format megatron or nemo",
+               {}, missing)) {
+    return true;
+  }
+  return false;
+}
+
 /// `split`: the split evaluate() prices for `p` (detail::priced_split).
 void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p,
            const StageSplit& split, ProblemSink& sink) {
@@ -1012,6 +1090,7 @@ void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p
   const bool titan =
       framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
   if (megatron_rules(s, f, split, titan, sink)) return;
+  if (!titan && model_feature_rules(framework, s, sink)) return;
   if (titan) {
     torchtitan_rules(s, f, split, framework == LaunchFramework::kTorchtitanToml, sink);
   } else if (framework == LaunchFramework::kDeepSpeed) {
@@ -1080,6 +1159,9 @@ bool plan_independent_problem(std::string_view code) {
       "deepspeed.fp8_moe",                        // the model and the precision
       "deepspeed.fp8_model",                      // the model
       "deepspeed.fp8_recipe",                     // a training switch
+      "deepspeed.model_feature",                  // the model
+      "megatron.geglu",                           // the model
+      "megatron.chunked_attention",               // the model
       "deepspeed.no_cuda_graphs",                 // a training switch
   };
   return std::find(std::begin(kCodes), std::end(kCodes), code) != std::end(kCodes);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -15,7 +16,20 @@ using nlohmann::ordered_json;
 
 namespace {
 
-enum class Family { kLlama, kMixtral, kQwen2Moe, kQwen3Moe, kDeepseekV3, kGpt2, kGptNeox };
+enum class Family {
+  kLlama,
+  kQwen3,
+  kMixtral,
+  kQwen2Moe,
+  kQwen3Moe,
+  kDeepseekV3,
+  kGpt2,
+  kGptNeox,
+  kGptOss,
+  kGemma3,
+  kLlama4,
+  kNemotronH,
+};
 
 struct FamilyName {
   const char* architecture;
@@ -28,13 +42,19 @@ constexpr FamilyName kFamilies[] = {
     {"LlamaForCausalLM", "llama", Family::kLlama},
     {"MistralForCausalLM", "mistral", Family::kLlama},
     {"Qwen2ForCausalLM", "qwen2", Family::kLlama},
-    {"Qwen3ForCausalLM", "qwen3", Family::kLlama},
+    {"Qwen3ForCausalLM", "qwen3", Family::kQwen3},
     {"MixtralForCausalLM", "mixtral", Family::kMixtral},
     {"Qwen2MoeForCausalLM", "qwen2_moe", Family::kQwen2Moe},
     {"Qwen3MoeForCausalLM", "qwen3_moe", Family::kQwen3Moe},
     {"DeepseekV3ForCausalLM", "deepseek_v3", Family::kDeepseekV3},
     {"GPT2LMHeadModel", "gpt2", Family::kGpt2},
     {"GPTNeoXForCausalLM", "gpt_neox", Family::kGptNeox},
+    {"GptOssForCausalLM", "gpt_oss", Family::kGptOss},
+    {"Gemma3ForCausalLM", "gemma3_text", Family::kGemma3},
+    {"Gemma3ForConditionalGeneration", "gemma3", Family::kGemma3},
+    {"Llama4ForCausalLM", "llama4_text", Family::kLlama4},
+    {"Llama4ForConditionalGeneration", "llama4", Family::kLlama4},
+    {"NemotronHForCausalLM", "nemotron_h", Family::kNemotronH},
 };
 
 std::string supported_list() {
@@ -67,6 +87,16 @@ class ConfigReader {
     const long long v = whole(key);
     record(field, key, value(key));
     return v;
+  }
+
+  /// count(), or the architecture's default when the config leaves the key out (transformers
+  /// fills it from the config class), said so in mapped_from.
+  long long count_or(const char* field, const char* key, long long fallback, const char* default_from) {
+    if (has(key)) return count(field, key);
+    mapped_[field] = {{"from", nullptr},
+                      {"value", fallback},
+                      {"note", std::string(key) + " absent: " + default_from + "'s default"}};
+    return fallback;
   }
 
   std::optional<long long> optional_count(const char* key) const {
@@ -221,6 +251,10 @@ bool has_dropout(const ConfigReader& r, ordered_json& mapped, Family family) {
   return false;
 }
 
+bool is_true(const ConfigReader& r, const char* key) {
+  return r.has(key) && r.value(key).is_boolean() && r.value(key).get<bool>();
+}
+
 }  // namespace
 
 bool is_hf_config(const json& document) {
@@ -238,23 +272,42 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   const Family family = family_of(config, path);
   ImportedModel out;
   ordered_json& mapped = out.mapped_from;
-  ConfigReader r(config, path, mapped);
-  if (r.has("architectures")) mapped["architecture"] = config["architectures"];
-  if (r.has("model_type")) mapped["model_type"] = config["model_type"];
+  if (config.contains("architectures") && !config["architectures"].is_null()) mapped["architecture"] = config["architectures"];
+  if (config.contains("model_type") && !config["model_type"].is_null()) mapped["model_type"] = config["model_type"];
+  if (family == Family::kNemotronH) {
+    ConfigReader(config, path, mapped)
+        .unsupported("hybrid_override_pattern",
+                     "hybrid Mamba-2 layers: pplan prices attention and MLP layers, not Mamba-2's "
+                     "state-space scan, so it would misprice this model");
+  }
+  // Vision-language checkpoints (Gemma 3, Llama 4) nest the language model under text_config;
+  // pplan plans the language model and reports the vision tower apart.
+  const bool nested = config.contains("text_config") && config["text_config"].is_object();
+  const json& text_config = nested ? config["text_config"] : config;
+  const std::string text_path = nested ? path + "/text_config" : path;
+  if (nested) {
+    mapped["text_config"] = {{"from", "text_config"},
+                             {"note", "the language model; the vision tower (vision_config) and "
+                                      "its projector are not counted"}};
+    out.notes.push_back("The vision tower (vision_config) is not part of the planned model.");
+  }
+  ConfigReader r(text_config, text_path, mapped);
 
   const bool gpt2 = family == Family::kGpt2;
   ordered_json m;
   m["id"] = "custom";
   const std::optional<std::string> architecture = first_architecture(config, path);
   std::string model_name = name;
-  if (model_name.empty()) model_name = r.text("_name_or_path");
+  if (model_name.empty() && config.contains("_name_or_path") && config["_name_or_path"].is_string())
+    model_name = config["_name_or_path"].get<std::string>();
   if (model_name.empty()) model_name = architecture.value_or("");
-  if (model_name.empty()) model_name = r.text("model_type");
+  if (model_name.empty() && config.contains("model_type") && config["model_type"].is_string())
+    model_name = config["model_type"].get<std::string>();
   // The name reaches tables, scripts and reports: refused here if it holds a control
   // character (a terminal escape, a newline), and cut on a character boundary.
   if (const auto bad = first_forbidden_character(model_name)) {
     const std::string from = !name.empty()                   ? "/name"
-                             : r.has("_name_or_path")         ? path + "/_name_or_path"
+                             : config.contains("_name_or_path") ? path + "/_name_or_path"
                              : architecture                   ? path + "/architectures/0"
                                                               : path + "/model_type";
     throw InputError("input.control_character", from,
@@ -283,21 +336,33 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
           {"from", nullptr}, {"value", 4 * hidden}, {"note", "n_inner null: 4·n_embd (GPT2MLP)"}};
     }
   } else {
-    m["ffn_hidden"] = r.count("ffn_hidden", "intermediate_size");
+    // Llama 4's dense layers are intermediate_size_mlp wide; its experts intermediate_size.
+    m["ffn_hidden"] = family == Family::kLlama4 && r.has("intermediate_size_mlp")
+                          ? r.count("ffn_hidden", "intermediate_size_mlp")
+                          : r.count("ffn_hidden", "intermediate_size");
   }
-  m["vocab"] = r.count("vocab", "vocab_size");
+  // Gemma3TextConfig's default vocabulary (transformers configuration_gemma3.py), which Gemma
+  // 3's released text_config leaves out.
+  m["vocab"] = family == Family::kGemma3 ? r.count_or("vocab", "vocab_size", 262208, "Gemma3TextConfig")
+                                         : r.count("vocab", "vocab_size");
 
-  // Activation: the Llama-style families have a gated MLP (gate, up, down: SwiGLU's three
-  // matrices whatever the gate's function); GPT-2 and NeoX a two-matrix GeLU MLP.
+  // Activation: the Llama-style families have a gated MLP (gate, up, down): SwiGLU with SiLU,
+  // GeGLU with a GeLU gate (Gemma); GPT-2 and NeoX a two-matrix GeLU MLP.
   const bool gated = !gpt2 && family != Family::kGptNeox;
-  const char* act_key = gpt2 ? "activation_function" : "hidden_act";
-  const std::string act = r.text(act_key);
+  const char* act_key = gpt2 ? "activation_function"
+                        : r.has("hidden_activation") ? "hidden_activation"
+                                                     : "hidden_act";
+  std::string act = r.text(act_key);
+  if (act.empty() && family == Family::kGemma3) act = "gelu_pytorch_tanh";  // Gemma3TextConfig's
   if (gated) {
-    m["activation"] = "swiglu";
+    const bool gelu_gate = act.rfind("gelu", 0) == 0;
+    if (!act.empty() && !gelu_gate && act != "silu" && act != "swish") {
+      r.unsupported(act_key, "\"" + printable(act, 40) +
+                                 "\": pplan's gated MLPs are SwiGLU (silu) and GeGLU (gelu)");
+    }
+    m["activation"] = gelu_gate ? "geglu" : "swiglu";
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act),
-             act == "silu" || act.empty()
-                 ? "gated MLP with SiLU: SwiGLU"
-                 : "gated MLP (gate, up, down): counted as SwiGLU's three matrices");
+             gelu_gate ? "gated MLP with a GeLU gate: GeGLU" : "gated MLP with SiLU: SwiGLU");
   } else {
     if (!act.empty() && act.rfind("gelu", 0) != 0) {
       r.unsupported(act_key, "\"" + printable(act, 40) + "\": pplan's two-matrix MLP is GeLU");
@@ -306,18 +371,18 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act));
   }
 
-  // Untied by default everywhere but GPT-2, whose LM head is the input embedding (GPT2Config
-  // keeps PretrainedConfig's tie_word_embeddings = true; the others' configs set false).
-  m["tied_embeddings"] = r.flag("tied_embeddings", "tie_word_embeddings", gpt2);
+  // Untied by default everywhere but GPT-2 and Gemma, whose LM head is the input embedding
+  // (GPT2Config and Gemma3TextConfig default tie_word_embeddings to true; the others' to false).
+  m["tied_embeddings"] = r.flag("tied_embeddings", "tie_word_embeddings", gpt2 || family == Family::kGemma3);
   m["dropout"] = has_dropout(r, mapped, family);
   m["learned_positions"] = gpt2;
   mapped["learned_positions"] = {
       {"from", gpt2 ? json("n_positions") : json(nullptr)},
-      {"value", gpt2 ? (r.has("n_positions") ? config["n_positions"] : json(1024)) : json(false)},
+      {"value", gpt2 ? (r.has("n_positions") ? r.value("n_positions") : json(1024)) : json(false)},
       {"note", gpt2 ? "a learned position table, sized by the training seq_len"
                     : "rotary positions: no table"}};
 
-  // Attention width: pplan's projections are hidden wide (head dim = hidden / heads).
+  // Attention width.
   if (family == Family::kDeepseekV3) {
     // Multi-head latent attention (DeepSeek-V2 §2.1, V3 §2.1.1), as pplan's model holds it.
     json mla = json::object();
@@ -331,57 +396,159 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   } else if (r.has("head_dim")) {
     const long long head_dim = r.optional_count("head_dim").value_or(0);
     if (head_dim * heads != hidden) {
-      r.unsupported("head_dim", std::to_string(head_dim) + " × " + std::to_string(heads) +
-                                    " heads = " + std::to_string(head_dim * heads) +
-                                    " is not hidden_size " + std::to_string(hidden) +
-                                    ": pplan's attention projections are hidden wide (head dim = "
-                                    "hidden / heads), so it would misprice this attention");
+      m["head_dim"] = r.count("head_dim", "head_dim");
+      mapped["head_dim"]["note"] = "heads x head_dim = " + std::to_string(head_dim * heads) +
+                                   " wide Q and attention output, decoupled from hidden_size";
+    } else {
+      r.keep("head_dim", "equals hidden / heads");
     }
-    r.keep("head_dim", "equals hidden / heads");
+  }
+  // Per-head RMSNorms on the query and key: Qwen3's and Gemma 3's q_norm/k_norm (head_dim
+  // weights each); Llama 4's use_qk_norm is a weightless L2 norm.
+  if (family == Family::kQwen3 || family == Family::kQwen3Moe || family == Family::kGemma3) {
+    m["qk_norm"] = true;
+    mapped["qk_norm"] = {{"from", nullptr}, {"value", true}, {"note", "the architecture's q_norm and k_norm"}};
+  }
+  if (family == Family::kLlama4) r.keep("use_qk_norm", "an L2 norm without weights: nothing to count");
+  if (family == Family::kGptOss) {
+    // gpt-oss: biases on the attention projections (attention_bias), the experts and the
+    // router; a learned sink logit per head (modeling_gpt_oss.py GptOssAttention.sinks).
+    m["linear_bias"] = r.flag("linear_bias", "attention_bias", true);
+    m["attention_sinks"] = true;
+    mapped["attention_sinks"] = {{"from", nullptr}, {"value", true}, {"note", "one learned sink per head"}};
+  }
+
+  // Local attention: a per-layer list (layer_types: "sliding_attention" / "full_attention", or
+  // Llama 4's no_rope_layers: 0 = a global NoPE layer), Gemma's sliding_window_pattern, or
+  // Mistral's window on every layer. pplan's pattern: layer i global when (i + 1) % k == 0.
+  const long long layers = m["layers"].get<long long>();
+  auto global_every_of = [&](const char* key, const std::function<bool(const json&)>& is_global) -> long long {
+    const json& list = r.value(key);
+    if (!list.is_array() || static_cast<long long>(list.size()) != layers) {
+      throw InputError("schema.wrong_type", r.at(key), r.at(key) + " must list one entry per layer");
+    }
+    long long every = 0;
+    for (long long i = 0; i < layers; ++i) {
+      if (is_global(list[i])) {
+        every = i + 1;
+        break;
+      }
+    }
+    for (long long i = 0; i < layers; ++i) {
+      const bool global = every > 0 && (i + 1) % every == 0;
+      if (is_global(list[i]) != global) {
+        r.unsupported(key, "global layers that do not recur every k-th layer; pplan's local "
+                           "attention has one global layer in every k");
+      }
+    }
+    r.record("local_attention.global_every", key, every, "layer i global when (i + 1) % " +
+                                                             std::to_string(every) + " == 0");
+    return every;
+  };
+  if (family == Family::kLlama4 && r.has("attention_chunk_size")) {
+    long long every = 4;  // Llama4TextConfig: no_rope_layers default [(i + 1) % 4 != 0]
+    if (r.has("no_rope_layers") && r.value("no_rope_layers").is_array() && !r.value("no_rope_layers").empty()) {
+      every = global_every_of("no_rope_layers", [](const json& v) { return v == 0; });
+    }
+    m["local_attention"] = {{"tokens", r.count("local_attention.tokens", "attention_chunk_size")},
+                            {"global_every", every},
+                            {"chunked", true}};
+  } else if ((family == Family::kGemma3 || family == Family::kGptOss) && r.has("sliding_window")) {
+    long long every = 0;
+    if (r.has("layer_types")) {
+      every = global_every_of("layer_types", [](const json& v) { return v == "full_attention"; });
+    } else if (family == Family::kGemma3) {
+      // Gemma3TextConfig: sliding_window_pattern 6 unless given (layer_types default to
+      // "full_attention" where (i + 1) % 6 == 0).
+      every = r.count_or("local_attention.global_every", "sliding_window_pattern", 6, "Gemma3TextConfig");
+    } else {
+      r.unsupported("sliding_window", "a window without layer_types");
+    }
+    m["local_attention"] = {{"tokens", r.count("local_attention.tokens", "sliding_window")},
+                            {"global_every", every},
+                            {"chunked", false}};
+  } else if (r.has("sliding_window") && (family == Family::kLlama || family == Family::kMixtral) &&
+             (!r.has("use_sliding_window") || is_true(r, "use_sliding_window"))) {
+    if (r.text("model_type") == "qwen2" || r.has("max_window_layers")) {
+      r.unsupported("use_sliding_window", "Qwen's windows on the layers past max_window_layers; "
+                                          "pplan's local attention recurs every k-th layer");
+    }
+    m["local_attention"] = {{"tokens", r.count("local_attention.tokens", "sliding_window")},
+                            {"global_every", 0},
+                            {"chunked", false}};
+    mapped["local_attention.global_every"] = {{"from", nullptr}, {"value", 0}, {"note", "every layer sliding"}};
+  } else if (r.has("use_sliding_window") && is_true(r, "use_sliding_window")) {
+    r.unsupported("use_sliding_window", "Qwen's windows on the layers past max_window_layers; "
+                                        "pplan's local attention recurs every k-th layer");
   }
 
   // Mixture of experts.
   ordered_json moe = nullptr;
   auto moe_block = [&](long long experts, long long top_k, long long shared, long long width,
-                       long long dense) {
-    return ordered_json{{"experts", experts},
-                        {"top_k", top_k},
-                        {"shared_experts", shared},
-                        {"expert_ffn_hidden", width},
-                        {"dense_layers", dense}};
+                       long long dense, long long every) {
+    ordered_json block{{"experts", experts},
+                       {"top_k", top_k},
+                       {"shared_experts", shared},
+                       {"expert_ffn_hidden", width},
+                       {"dense_layers", dense}};
+    if (every > 1) block["every"] = every;
+    return block;
   };
   auto leading_dense_layers = [&](const char* key) -> long long {
     if (!r.has(key)) return 0;
-    const json& layers = config.at(key);
-    if (!layers.is_array())
+    const json& list = r.value(key);
+    if (!list.is_array())
       throw InputError("schema.wrong_type", r.at(key), r.at(key) + " must be an array");
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      if (!layers[i].is_number_integer() ||
-          layers[i].get<long long>() != static_cast<long long>(i)) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].is_number_integer() || list[i].get<long long>() != static_cast<long long>(i)) {
         r.unsupported(key,
                       "dense layers other than the leading ones; pplan's MoE models have the "
                       "dense layers first (dense_layers)");
       }
     }
-    r.record("moe.dense_layers", key, layers);
-    return static_cast<long long>(layers.size());
-  };
-  auto every_layer_sparse = [&](const char* key) {
-    if (r.has(key) && r.optional_count(key).value_or(1) != 1) {
-      r.unsupported(
-          key, "MoE every " + config.at(key).dump() + " layers; pplan's MoE layers are contiguous");
-    }
-    r.keep(key, "1: every layer after the dense ones is sparse");
+    r.record("moe.dense_layers", key, list);
+    return static_cast<long long>(list.size());
   };
   if (family == Family::kMixtral) {
     const long long width = m["ffn_hidden"].get<long long>();
     moe = moe_block(r.count("moe.experts", "num_local_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"), 0, width, 0);
+                    r.count("moe.top_k", "num_experts_per_tok"), 0, width, 0, 1);
     mapped["moe.expert_ffn_hidden"] = {{"from", "intermediate_size"}, {"value", width}};
     mapped["moe.dense_layers"] = {
         {"from", nullptr}, {"value", 0}, {"note", "every Mixtral layer is sparse"}};
+  } else if (family == Family::kGptOss) {
+    const long long width = m["ffn_hidden"].get<long long>();
+    moe = moe_block(r.count("moe.experts", "num_local_experts"),
+                    r.count("moe.top_k", r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token"),
+                    0, width, 0, 1);
+    mapped["moe.expert_ffn_hidden"] = {{"from", "intermediate_size"}, {"value", width}};
+    r.keep("swiglu_limit", "the clamped SwiGLU: the same matrices and FLOPs");
+  } else if (family == Family::kLlama4) {
+    // Llama4TextMoe: routed experts and one shared expert, each intermediate_size wide; MoE
+    // every interleave_moe_layer_step-th layer ((i + 1) % step == 0), dense layers between.
+    const long long every = r.has("interleave_moe_layer_step")
+                                ? r.count("moe.every", "interleave_moe_layer_step")
+                                : 1;
+    if (r.has("moe_layers") && r.value("moe_layers").is_array()) {
+      const json& list = r.value("moe_layers");
+      bool matches = true;
+      long long count = 0;
+      for (long long i = 0; i < layers; ++i) {
+        const bool expected = every > 0 && (i + 1) % every == 0;
+        const bool listed = std::find(list.begin(), list.end(), json(i)) != list.end();
+        matches = matches && expected == listed;
+        count += listed;
+      }
+      if (!matches) r.unsupported("moe_layers", "expert layers that do not recur every interleave_moe_layer_step-th layer");
+      r.keep("moe_layers", "the layers (i + 1) % interleave_moe_layer_step == 0: " + std::to_string(count));
+    }
+    moe = moe_block(r.count("moe.experts", "num_local_experts"),
+                    r.count("moe.top_k", "num_experts_per_tok"), 1,
+                    r.count("moe.expert_ffn_hidden", "intermediate_size"), 0, std::max(1LL, every));
+    mapped["moe.shared_experts"] = {{"from", nullptr}, {"value", 1}, {"note", "Llama4TextMoe's shared expert"}};
   } else if (family == Family::kQwen2Moe || family == Family::kQwen3Moe) {
-    every_layer_sparse("decoder_sparse_step");
+    const long long every = r.has("decoder_sparse_step") ? r.count("moe.every", "decoder_sparse_step") : 1;
+    if (every < 1) r.unsupported("decoder_sparse_step", "0: no sparse layers");
     const long long width = r.count("moe.expert_ffn_hidden", "moe_intermediate_size");
     long long shared = 0;
     if (family == Family::kQwen2Moe && r.has("shared_expert_intermediate_size")) {
@@ -401,29 +568,41 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     }
     const long long dense = leading_dense_layers("mlp_only_layers");
     moe = moe_block(r.count("moe.experts", "num_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"), shared, width, dense);
+                    r.count("moe.top_k", "num_experts_per_tok"), shared, width, dense, every);
   } else if (family == Family::kDeepseekV3) {
-    every_layer_sparse("moe_layer_freq");
+    // DeepSeek's own phase (layer_idx % moe_layer_freq == 0) differs from pplan's; its
+    // released configs use 1 (every layer past first_k_dense_replace).
+    if (r.has("moe_layer_freq") && r.optional_count("moe_layer_freq").value_or(1) != 1) {
+      r.unsupported("moe_layer_freq", "MoE every " + r.value("moe_layer_freq").dump() +
+                                          " layers in DeepSeek's phase; pplan's recur at (i + 1) % k == 0");
+    }
+    r.keep("moe_layer_freq", "1: every layer after the dense ones is sparse");
     moe = moe_block(r.count("moe.experts", "n_routed_experts"),
                     r.count("moe.top_k", "num_experts_per_tok"),
                     r.count("moe.shared_experts", "n_shared_experts"),
                     r.count("moe.expert_ffn_hidden", "moe_intermediate_size"),
-                    r.count("moe.dense_layers", "first_k_dense_replace"));
-    r.keep("num_nextn_predict_layers",
-           "the multi-token-prediction module is not part of the model pplan trains (671B excludes "
-           "it)");
+                    r.count("moe.dense_layers", "first_k_dense_replace"), 1);
+    // Multi-token prediction (DeepSeek-V3 §2.2): trained with the model, sharing its embedding
+    // and head (the checkpoint's 685B counts those twice).
+    if (r.has("num_nextn_predict_layers") && r.optional_count("num_nextn_predict_layers").value_or(0) > 0) {
+      m["mtp_layers"] = r.count("mtp_layers", "num_nextn_predict_layers");
+    } else {
+      r.keep("num_nextn_predict_layers", "no multi-token prediction module");
+    }
   }
   m["moe"] = moe;
 
   // What the config says that pplan's ModelSpec does not hold.
-  const auto is = [&](const char* key, const json& v) {
-    return config.contains(key) && config[key] == v;
-  };
+  const auto is = [&](const char* key, const json& v) { return r.has(key) && r.value(key) == v; };
   // The rotary base: Megatron's --rotary-base in the launch (RoFormer, Su et al. 2021).
   if (!m.value("learned_positions", false) && r.has("rope_theta")) {
     m["rope_theta"] = r.value("rope_theta");
     r.record("rope_theta", "rope_theta", r.value("rope_theta"));
+  } else if (family == Family::kGemma3) {
+    m["rope_theta"] = 1000000;  // Gemma3TextConfig's, on the global layers
+    mapped["rope_theta"] = {{"from", nullptr}, {"value", 1000000}, {"note", "rope_theta absent: Gemma3TextConfig's default"}};
   }
+  r.keep("rope_local_base_freq", "the local layers' RoPE base: no weights, no FLOPs");
   r.keep("max_position_embeddings", "the training seq_len is the scenario's, not the model's");
   if (family == Family::kGpt2)
     r.keep("n_positions", "the position table pplan counts is seq_len long");
@@ -431,17 +610,23 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     r.keep("rotary_pct", "partial rotary embedding: no weights");
     r.keep("use_parallel_residual", "attention and MLP in parallel: same weights and FLOPs");
   }
-  if (r.has("use_sliding_window") ? is("use_sliding_window", true) : r.has("sliding_window")) {
-    r.keep("sliding_window", "sliding-window attention is priced as full causal attention");
+  if (family == Family::kGemma3) {
+    out.notes.push_back("Gemma 3's norms after attention and after the MLP (2 x hidden per layer) "
+                        "are not counted (under 0.01% of the weights).");
   }
-  if (family == Family::kGpt2 || family == Family::kGptNeox || is("attention_bias", true) ||
-      is("model_type", "qwen2") || is("model_type", "qwen2_moe")) {
+  if (family == Family::kGpt2 || family == Family::kGptNeox ||
+      (family != Family::kGptOss && is("attention_bias", true)) || is("model_type", "qwen2") ||
+      is("model_type", "qwen2_moe")) {
     out.notes.push_back(
         "Linear-layer and norm biases are not counted (a few hidden-sized vectors per "
         "layer, under 0.1% of the weights).");
   }
   m["source"] = "imported from a Hugging Face config.json (" +
-                printable(architecture.value_or(r.text("model_type")), 64) + ")";
+                printable(architecture.value_or(config.contains("model_type") && config["model_type"].is_string()
+                                                    ? config["model_type"].get<std::string>()
+                                                    : std::string()),
+                          64) +
+                ")";
 
   // Validate as any custom model; a bad figure is reported at the config key it came from.
   try {

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "detail_launch.h"
+#include "pplan/model/architecture.h"
 
 namespace pplan::detail {
 
@@ -84,6 +85,7 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
   line("--hidden-size " + num(model.hidden));
   line("--ffn-hidden-size " + num(model.ffn_hidden));
   line("--num-attention-heads " + num(model.heads));
+  if (model.head_dim > 0) line("--kv-channels " + num(model.head_dim));
   if (model.kv_heads < model.heads) line("--num-key-value-heads " + num(model.kv_heads));
   line("--seq-length " + num(f.seq_len));
   line("--max-position-embeddings " + num(f.seq_len));
@@ -112,10 +114,10 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
     // get_num_experts_per_layer): one expert count per layer at --expert-interval 1.
     const MoeSpec& moe = *model.moe;
     std::string experts = num(moe.experts);
-    if (moe.dense_layers > 0) {
+    if (moe.dense_layers > 0 || moe.every > 1) {
       experts.clear();
       for (int layer = 0; layer < model.layers; ++layer)
-        experts += (layer ? " " : "") + num(layer < moe.dense_layers ? 1 : moe.experts);
+        experts += (layer ? " " : "") + num(is_moe_layer(model, layer) ? moe.experts : 1);
     }
     line("--num-experts " + experts + " --expert-interval 1 --topk " + num(moe.top_k));
     line("--moe-expert-parallel-size " + num(p.ep));

@@ -47,10 +47,21 @@ long long priced_vocab(const ModelSpec& model, int tp) {
 /// positions only, so the other two follow from them (true for every preset).
 bool llama_style(const ModelSpec& model) { return !model.learned_positions; }
 
-/// "([0]*3+[1]*58)": dense leading layers, experts after (Megatron --moe-layer-freq list form).
+/// Megatron's --moe-layer-freq list form, one 0/1 per layer as pplan places experts:
+/// "([0]*3+[1]*58)" for dense leading layers, "([0,1]*24)" for every other layer.
 std::string moe_layer_pattern(const ModelSpec& model) {
   const int dense = model.moe->dense_layers;
-  return "\"([0]*" + num(dense) + "+[1]*" + num(model.layers - dense) + ")\"";
+  const int every = std::max(1, model.moe->every);
+  if (every == 1) return "\"([0]*" + num(dense) + "+[1]*" + num(model.layers - dense) + ")\"";
+  std::string period = "[";
+  for (int i = 0; i < every; ++i) period += std::string(i ? "," : "") + (i == every - 1 ? "1" : "0");
+  period += "]";
+  if (dense == 0 && model.layers % every == 0) {
+    return "\"(" + period + "*" + num(model.layers / every) + ")\"";
+  }
+  std::string list = "[";
+  for (int i = 0; i < model.layers; ++i) list += std::string(i ? "," : "") + (is_moe_layer(model, i) ? "1" : "0");
+  return "\"" + list + "]\"";
 }
 
 /// The Megatron-Core release every generated script needs: core_v0.14 lacks --ckpt-format
@@ -87,6 +98,26 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     m.flags.push_back({"--group-query-attention", "", "GQA"});
     m.flags.push_back({"--num-query-groups", num(model.kv_heads), "key/value heads"});
   }
+  if (model.head_dim > 0) {
+    m.flags.push_back({"--kv-channels", num(model.head_dim), "the head width, decoupled from hidden / heads"});
+  }
+  if (model.qk_norm) m.flags.push_back({"--qk-layernorm", "", "norms on each head's query and key"});
+  if (model.attention_sinks) m.flags.push_back({"--softmax-type", "learnable", "a learned sink logit per head"});
+  if (model.local_attention) {
+    // Transformer Engine's window (left, right) is inclusive: W keys are (W - 1, 0); layer i is
+    // global when (i + 1) % freq == 0 (megatron/core/transformer/utils.py
+    // is_layer_window_attention), pplan's convention.
+    const LocalAttentionSpec& local = *model.local_attention;
+    m.flags.push_back({"--window-size", num(local.tokens - 1) + ",0",
+                       "sliding window of " + num(local.tokens) + " keys"});
+    if (local.global_every > 0) {
+      m.flags.push_back({"--window-attn-skip-freq", num(local.global_every),
+                         "every " + num(local.global_every) + "th layer global"});
+    }
+  }
+  if (model.mtp_layers > 0) {
+    m.flags.push_back({"--mtp-num-layers", num(model.mtp_layers), "multi-token prediction"});
+  }
   m.flags.push_back({"--seq-length", num(f.seq_len), ""});
   m.flags.push_back({"--max-position-embeddings", num(f.seq_len), "must be >= --seq-length"});
   if (llama_style(model)) {
@@ -95,7 +126,11 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     m.flags.push_back({"--rotary-base", num(static_cast<long long>(model.rope_theta)),
                        "RoPE theta of the model"});
     m.flags.push_back({"--normalization", "RMSNorm", ""});
-    m.flags.push_back({"--disable-bias-linear", "", "Llama-style: no linear biases"});
+    if (model.linear_bias) {
+      m.flags.push_back({"--add-qkv-bias", "", "biases on every linear layer, QKV included"});
+    } else {
+      m.flags.push_back({"--disable-bias-linear", "", "Llama-style: no linear biases"});
+    }
   } else {
     m.flags.push_back({"--position-embedding-type", "learned_absolute", ""});
     m.flags.push_back({"--normalization", "LayerNorm", ""});
@@ -132,9 +167,10 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                          num(1LL * moe.shared_experts * moe.expert_ffn_hidden),
                          num(moe.shared_experts) + " shared expert(s)"});
     }
-    if (moe.dense_layers > 0) {
+    if (moe.dense_layers > 0 || moe.every > 1) {
       e.flags.push_back({"--moe-layer-freq", moe_layer_pattern(model),
-                         num(moe.dense_layers) + " dense layers first"});
+                         moe.every > 1 ? "experts every " + num(moe.every) + " layers"
+                                       : num(moe.dense_layers) + " dense layers first"});
     }
     e.flags.push_back({"--moe-grouped-gemm", "", ""});
     e.flags.push_back({"--moe-token-dispatcher-type", "alltoall", ""});

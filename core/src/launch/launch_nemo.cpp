@@ -61,6 +61,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "import nemo_run as run\n";
   out << "import torch\n";
   if (!recipe.exact) out << "import torch.nn.functional as F\n";
+  if (!recipe.exact && model.activation == Activation::kGeglu) out << "from functools import partial\n";
   out << "from nemo.collections import llm\n";
   out << "from nemo.collections.common.tokenizers import AutoTokenizer\n";
   out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
@@ -75,8 +76,13 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "recipe = llm." << recipe_name << ".pretrain_recipe(\n";
   out << "    name=\"pplan\", dir=\"/path/to/checkpoints\",  # PLACEHOLDER\n";
   out << "    num_nodes=" << f.nodes << ", num_gpus_per_node=" << f.nproc_per_node
-      << (deepseek ? ", use_mtp=False" : "") << ")\n";
-  if (deepseek) {
+      << (deepseek ? (model.mtp_layers > 0 ? ", use_mtp=True" : ", use_mtp=False") : "") << ")\n";
+  if (deepseek && model.mtp_layers > 0) {
+    out << "# The DeepSeek recipe's multi-token prediction (depth 1) is the model pplan priced; its "
+           "DeepEP\n";
+    out << "# dispatcher callback, bf16 optimizer moments and recompute modules are undone "
+           "below.\n";
+  } else if (deepseek) {
     out << "# The DeepSeek recipe adds multi-token prediction, the DeepEP dispatcher callback, "
            "bf16 optimizer\n";
     out << "# moments and its own recompute modules, none of which pplan prices: all undone "
@@ -95,12 +101,27 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("model.config.num_query_groups", num(model.kv_heads));
     set("model.config.position_embedding_type", llama ? "\"rope\"" : "\"learned_absolute\"");
     set("model.config.normalization", llama ? "\"RMSNorm\"" : "\"LayerNorm\"");
-    set("model.config.add_bias_linear", py_bool(!llama));
-    const bool swiglu = model.activation == Activation::kSwiglu;
-    set("model.config.gated_linear_unit", py_bool(swiglu));
-    set("model.config.activation_func", swiglu ? "F.silu" : "F.gelu");
+    set("model.config.add_bias_linear", py_bool(!llama || model.linear_bias));
+    if (model.linear_bias) set("model.config.add_qkv_bias", "True");
+    const bool gated = gated_mlp(model.activation);
+    set("model.config.gated_linear_unit", py_bool(gated));
+    // GeGLU: the gate through GeLU (Gemma's tanh approximation; the same cost).
+    set("model.config.activation_func", model.activation == Activation::kSwiglu ? "F.silu"
+                                        : model.activation == Activation::kGeglu
+                                            ? "partial(F.gelu, approximate=\"tanh\")"
+                                            : "F.gelu");
     set("model.config.share_embeddings_and_output_weights", py_bool(model.tied_embeddings));
+    if (model.head_dim > 0) set("model.config.kv_channels", num(model.head_dim), "the head width");
+    if (model.qk_norm) set("model.config.qk_layernorm", "True");
+    if (model.attention_sinks) set("model.config.softmax_type", "\"learnable\"", "a learned sink per head");
+    if (model.local_attention) {
+      // TE's window (left, right) is inclusive: W keys are (W - 1, 0).
+      set("model.config.window_size", "(" + num(model.local_attention->tokens - 1) + ", 0)");
+      if (model.local_attention->global_every > 0)
+        set("model.config.window_attn_skip_freq", num(model.local_attention->global_every));
+    }
   }
+  if (!recipe.exact && model.mtp_layers > 0) set("model.config.mtp_num_layers", num(model.mtp_layers));
   set("model.config.seq_length", num(f.seq_len));
   // MockDataModule's GPT-2 tokenizer would otherwise set the vocabulary (gpt/model/base.py);
   // a preset vocab_size is used as is, without padding.
@@ -110,7 +131,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("model.config.attention_dropout", model.dropout ? "0.1" : "0.0");
   if (!model.learned_positions)
     set("model.config.rotary_base", num(static_cast<long long>(model.rope_theta)));
-  if (deepseek) set("model.config.mtp_num_layers", "None", "no multi-token prediction");
+  if (deepseek && model.mtp_layers == 0) set("model.config.mtp_num_layers", "None", "no multi-token prediction");
   if (f.moe) {
     const MoeSpec& moe = *model.moe;
     if (!recipe.exact) {
@@ -119,10 +140,15 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       set("model.config.moe_ffn_hidden_size", num(moe.expert_ffn_hidden));
       set("model.config.moe_shared_expert_intermediate_size",
           moe.shared_experts > 0 ? num(1LL * moe.shared_experts * moe.expert_ffn_hidden) : "None");
-      set("model.config.moe_layer_freq", moe.dense_layers > 0
-                                             ? "[0] * " + num(moe.dense_layers) + " + [1] * " +
-                                                   num(model.layers - moe.dense_layers)
-                                             : "1");
+      std::string freq = "1";
+      if (moe.every > 1) {
+        freq = "[";
+        for (int i = 0; i < model.layers; ++i) freq += std::string(i ? ", " : "") + (is_moe_layer(model, i) ? "1" : "0");
+        freq += "]";
+      } else if (moe.dense_layers > 0) {
+        freq = "[0] * " + num(moe.dense_layers) + " + [1] * " + num(model.layers - moe.dense_layers);
+      }
+      set("model.config.moe_layer_freq", freq);
       set("model.config.moe_router_load_balancing_type", "\"aux_loss\"", "hyperparameter");
       set("model.config.moe_aux_loss_coeff", "1e-2", "hyperparameter");
     }

@@ -8,7 +8,7 @@
 /// | LlamaForCausalLM / llama,              | num_hidden_layers, hidden_size, num_attention_    |
 /// | MistralForCausalLM / mistral,          | heads, num_key_value_heads, intermediate_size,    |
 /// | Qwen2ForCausalLM / qwen2,              | vocab_size, hidden_act (a gated MLP: SwiGLU),     |
-/// | Qwen3ForCausalLM / qwen3               | tie_word_embeddings                               |
+/// | Qwen3ForCausalLM / qwen3               | tie_word_embeddings; head_dim, q/k norm (Qwen3)  |
 /// | MixtralForCausalLM / mixtral           | + num_local_experts, num_experts_per_tok; every   |
 /// |                                        | layer sparse, experts intermediate_size wide      |
 /// | Qwen2MoeForCausalLM / qwen2_moe,       | + num_experts, num_experts_per_tok, moe_          |
@@ -16,18 +16,27 @@
 /// |                                        | size (as whole experts of the routed width),      |
 /// |                                        | mlp_only_layers (leading ones only)               |
 /// | DeepseekV3ForCausalLM / deepseek_v3    | + n_routed_experts, n_shared_experts, moe_        |
-/// |                                        | intermediate_size, first_k_dense_replace; MLA as  |
-/// |                                        | 128-head MHA (presets/models/deepseek-v3.json)    |
+/// |                                        | intermediate_size, first_k_dense_replace, MLA     |
+/// |                                        | ranks, num_nextn_predict_layers (MTP); Kimi-K2    |
 /// | GPT2LMHeadModel / gpt2                 | n_layer, n_embd, n_head, n_inner (or 4·n_embd),   |
 /// |                                        | vocab_size; GeLU, tied, learned positions         |
 /// | GPTNeoXForCausalLM / gpt_neox          | num_hidden_layers, hidden_size, num_attention_    |
 /// |                                        | heads, intermediate_size, vocab_size; GeLU        |
+/// | GptOssForCausalLM / gpt_oss            | + head_dim, num_local_experts, experts_per_token, |
+/// |                                        | layer_types + sliding_window, attention_bias;     |
+/// |                                        | sinks and expert/router biases by architecture    |
+/// | Gemma3ForConditionalGeneration / gemma3| text_config: head_dim, hidden_activation (GeGLU), |
+/// |                                        | sliding_window(_pattern) / layer_types, q/k norm; |
+/// |                                        | Gemma3TextConfig's defaults for absent keys       |
+/// | Llama4ForConditionalGeneration / llama4| text_config: intermediate_size_mlp (dense),       |
+/// |                                        | intermediate_size (experts + 1 shared),           |
+/// |                                        | interleave_moe_layer_step, attention_chunk_size   |
+/// | NemotronHForCausalLM / nemotron_h      | refused: Mamba-2 layers (hybrid_override_pattern) |
 ///
-/// Field names: transformers' configuration_<family>.py (huggingface/transformers v4.46).
-/// What pplan's ModelSpec cannot hold is recorded, not lost: rope_theta (no ModelSpec field on
-/// this branch), sliding windows, biases, MLA ranks, the multi-token-prediction module. A
-/// config pplan would misprice (a head_dim that is not hidden/heads, interleaved dense and MoE
-/// layers) is refused with import.unsupported; an unknown architecture with
+/// Field names: transformers' configuration_<family>.py. What pplan's ModelSpec cannot hold is
+/// recorded, not lost (rope scaling, the local layers' RoPE base, norms after attention and MLP).
+/// A config pplan would misprice (Mamba-2 layers, windows or dense layers that do not recur every
+/// k-th layer) is refused with import.unsupported; an unknown architecture with
 /// import.unknown_architecture, listing the fields it found.
 
 #include <string>
