@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FULL_COMMANDS, PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
 import createNodeEngine from '../src/engine/node-engine.js';
+import { presetToCustom, toScenario } from '../src/state/scenario.js';
+import { DEFAULT_STATE } from '../src/state/url.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const examplesDir = resolve(root, 'examples');
@@ -101,6 +103,27 @@ describe('Hugging Face import: wasm equals `pplan import_model`', () => {
     const body = JSON.parse(wasm);
     expect(body.model).toMatchObject({ layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn_hidden: 14336, vocab: 128256, activation: 'swiglu' });
     expect(body.mapped_from.layers.from).toBe('num_hidden_layers');
+  });
+
+  it('gpt-oss-120b keeps its head width, windows, sinks and biases, and the form\'s custom spec plans them', async () => {
+    const path = resolve(root, 'tests/data/hf-configs/openai--gpt-oss-120b.json');
+    const request = { command: 'import_model', config: JSON.parse(readFileSync(path, 'utf8')) };
+    const wasm = await requestText(request);
+    expect(normalise(wasm)).toBe(normalise(runCliRequest(request).stdout));
+    const body = JSON.parse(wasm);
+    expect(body.model).toMatchObject({ head_dim: 64, linear_bias: true, attention_sinks: true,
+      local_attention: { tokens: 128, global_every: 2, chunked: false }, moe: { experts: 128, top_k: 4 } });
+    // The page's custom-model form edits text: its fields, booleans and blocks reach the engine
+    // as the same model (scenario.js toScenario).
+    const spec = presetToCustom(body.model, 'model');
+    spec.qk_norm = 'true';
+    spec.moe.every = '2';
+    const scenario = toScenario({ ...DEFAULT_STATE, model: spec, gpu: 'h100-sxm', gpus: '64', seq: '4096', gbs: '512', tp: '', pp: '', dp: '' });
+    expect(scenario.model).toMatchObject({ head_dim: 64, qk_norm: true, linear_bias: true,
+      local_attention: { tokens: 128, global_every: 2, chunked: false }, moe: { every: 2 } });
+    const plan = JSON.parse(await requestText({ command: 'plan', scenario }));
+    expect(plan.ok).toBe(true);
+    expect(plan.plans[0].fits).toBe(true);
   });
 });
 

@@ -53,6 +53,17 @@ describe('url state', () => {
     expect(decoded.state).toEqual(customState);
   });
 
+  it('a custom model\'s 2026 fields and nested blocks (local attention, MLA) survive a link', async () => {
+    const state = { ...customState, model: { ...customState.model, head_dim: '128', qk_norm: 'true', mtp_layers: '1',
+      local_attention: { tokens: '1024', global_every: '6', chunked: 'false' },
+      mla: { q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 } } };
+    const decoded = await decodeHash(`#${await encodeHash(state)}`);
+    expect(decoded.warning).toBeNull();
+    expect(decoded.state).toEqual(state);
+    expect(toScenario(decoded.state).model.local_attention).toEqual({ tokens: 1024, global_every: 6, chunked: false });
+    expect(toScenario(decoded.state).model.qk_norm).toBe(true);
+  });
+
   it('keeps extra scenario fields (x) through the payload', async () => {
     const s = { ...DEFAULT_STATE, x: { training: { dropout: 0.1 }, parallel: { first_stage_layers: 7 } } };
     const decoded = await decodeHash(await encodeHash(s));

@@ -511,16 +511,19 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   };
   if (family == Family::kMixtral) {
     const long long width = m["ffn_hidden"].get<long long>();
-    moe = moe_block(r.count("moe.experts", "num_local_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"), 0, width, 0, 1);
+    // One statement per read: mapped_from keeps the order of the reads, which an argument list
+    // leaves to the compiler (the wasm and native builds must answer byte for byte the same).
+    const long long experts = r.count("moe.experts", "num_local_experts");
+    const long long top_k = r.count("moe.top_k", "num_experts_per_tok");
+    moe = moe_block(experts, top_k, 0, width, 0, 1);
     mapped["moe.expert_ffn_hidden"] = {{"from", "intermediate_size"}, {"value", width}};
     mapped["moe.dense_layers"] = {
         {"from", nullptr}, {"value", 0}, {"note", "every Mixtral layer is sparse"}};
   } else if (family == Family::kGptOss) {
     const long long width = m["ffn_hidden"].get<long long>();
-    moe = moe_block(r.count("moe.experts", "num_local_experts"),
-                    r.count("moe.top_k", r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token"),
-                    0, width, 0, 1);
+    const long long experts = r.count("moe.experts", "num_local_experts");
+    const long long top_k = r.count("moe.top_k", r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token");
+    moe = moe_block(experts, top_k, 0, width, 0, 1);
     mapped["moe.expert_ffn_hidden"] = {{"from", "intermediate_size"}, {"value", width}};
     r.keep("swiglu_limit", "the clamped SwiGLU: the same matrices and FLOPs");
   } else if (family == Family::kLlama4) {
@@ -542,9 +545,10 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
       if (!matches) r.unsupported("moe_layers", "expert layers that do not recur every interleave_moe_layer_step-th layer");
       r.keep("moe_layers", "the layers (i + 1) % interleave_moe_layer_step == 0: " + std::to_string(count));
     }
-    moe = moe_block(r.count("moe.experts", "num_local_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"), 1,
-                    r.count("moe.expert_ffn_hidden", "intermediate_size"), 0, std::max(1LL, every));
+    const long long experts = r.count("moe.experts", "num_local_experts");
+    const long long top_k = r.count("moe.top_k", "num_experts_per_tok");
+    const long long width = r.count("moe.expert_ffn_hidden", "intermediate_size");
+    moe = moe_block(experts, top_k, 1, width, 0, std::max(1LL, every));
     mapped["moe.shared_experts"] = {{"from", nullptr}, {"value", 1}, {"note", "Llama4TextMoe's shared expert"}};
   } else if (family == Family::kQwen2Moe || family == Family::kQwen3Moe) {
     const long long every = r.has("decoder_sparse_step") ? r.count("moe.every", "decoder_sparse_step") : 1;
@@ -567,8 +571,9 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
           "Qwen2-MoE's shared-expert gate (hidden weights per layer) is not counted.");
     }
     const long long dense = leading_dense_layers("mlp_only_layers");
-    moe = moe_block(r.count("moe.experts", "num_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"), shared, width, dense, every);
+    const long long experts = r.count("moe.experts", "num_experts");
+    const long long top_k = r.count("moe.top_k", "num_experts_per_tok");
+    moe = moe_block(experts, top_k, shared, width, dense, every);
   } else if (family == Family::kDeepseekV3) {
     // DeepSeek's own phase (layer_idx % moe_layer_freq == 0) differs from pplan's; its
     // released configs use 1 (every layer past first_k_dense_replace).
@@ -577,11 +582,12 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
                                           " layers in DeepSeek's phase; pplan's recur at (i + 1) % k == 0");
     }
     r.keep("moe_layer_freq", "1: every layer after the dense ones is sparse");
-    moe = moe_block(r.count("moe.experts", "n_routed_experts"),
-                    r.count("moe.top_k", "num_experts_per_tok"),
-                    r.count("moe.shared_experts", "n_shared_experts"),
-                    r.count("moe.expert_ffn_hidden", "moe_intermediate_size"),
-                    r.count("moe.dense_layers", "first_k_dense_replace"), 1);
+    const long long experts = r.count("moe.experts", "n_routed_experts");
+    const long long top_k = r.count("moe.top_k", "num_experts_per_tok");
+    const long long shared = r.count("moe.shared_experts", "n_shared_experts");
+    const long long width = r.count("moe.expert_ffn_hidden", "moe_intermediate_size");
+    const long long dense = r.count("moe.dense_layers", "first_k_dense_replace");
+    moe = moe_block(experts, top_k, shared, width, dense, 1);
     // Multi-token prediction (DeepSeek-V3 §2.2): trained with the model, sharing its embedding
     // and head (the checkpoint's 685B counts those twice).
     if (r.has("num_nextn_predict_layers") && r.optional_count("num_nextn_predict_layers").value_or(0) > 0) {

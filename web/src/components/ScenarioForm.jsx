@@ -4,7 +4,7 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
+import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
@@ -23,7 +23,7 @@ function specValue(spec, key) {
 function importedModel(model) {
   const spec = {};
   for (const [k, v] of Object.entries(model)) {
-    if (k === 'moe') spec.moe = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
+    if (k === 'moe' || k === 'local_attention') spec[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
     else spec[k] = typeof v === 'number' ? String(v) : v;
   }
   if (!('moe' in spec)) spec.moe = null;
@@ -60,13 +60,16 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   if (gpuIsPreset && !gpus[gpuPresetId]) gpuOptions.unshift([gpuPresetId, gpuPresetId]);
 
   // Editing a preset's field turns it into a custom spec based on that preset.
-  const editModel = (key, value, moe = false) => {
+  // block: 'moe' or 'local_attention' for a field of that nested block.
+  const editModel = (key, value, block = null) => {
     const base = modelIsPreset ? (models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null }) : state.model;
     const next = { ...base };
-    if (moe) next.moe = { ...Object.fromEntries(MOE_FIELDS.map((k) => [k, ''])), ...(base.moe || {}), [key]: value };
+    const fields = block === 'moe' ? MOE_FIELDS : LOCAL_ATTENTION_FIELDS;
+    if (block) next[block] = { ...Object.fromEntries(fields.map((k) => [k, ''])), ...(base[block] || {}), [key]: value };
     else next[key] = value;
     onChange({ model: next });
   };
+  const booleanOptions = [['', 'no (default)'], ['true', 'yes'], ['false', 'no']];
   // Editing a preset GPU's field makes a preset with overrides: the preset's figures and
   // calibration, changed only where the user says (issue #15); a custom GPU stays custom.
   const editGpu = (key, value) => {
@@ -100,6 +103,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const ffn = !modelIsPreset ? ffnHint(modelSpec) : null;
   const err = (k) => errors[k];
   const moeOn = modelSpec && modelSpec.moe;
+  const localOn = modelSpec && modelSpec.local_attention;
 
   return (
     <form class="scenario" onSubmit={(e) => e.preventDefault()} aria-label="Scenario">
@@ -114,18 +118,32 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <div class="grid">
             {MODEL_FIELDS.map((k) => (k === 'activation'
               ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ...(['gelu', 'swiglu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
+                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ...(['gelu', 'swiglu', 'geglu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
-              : <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                       inputMode={k === 'name' ? 'text' : 'numeric'} wide={k === 'name'}
-                       onInput={(v) => editModel(k, v)} error={err(`model.${k}`)}
-                       hint={k === 'ffn_hidden' && ffn ? ffn.text : undefined} />))}
+              : MODEL_BOOLEANS.has(k)
+                ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)} options={booleanOptions}
+                         onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
+                : <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
+                         inputMode={k === 'name' ? 'text' : 'numeric'} wide={k === 'name'}
+                         placeholder={k === 'head_dim' ? 'hidden / heads' : k === 'mtp_layers' ? '0' : undefined}
+                         onInput={(v) => editModel(k, v)} error={err(`model.${k}`)}
+                         hint={k === 'ffn_hidden' && ffn ? ffn.text : undefined} />))}
           </div>
           <p class="sub">Mixture of experts {moeOn ? '' : '(empty: dense model)'}</p>
           <div class="grid">
             {MOE_FIELDS.map((k) => (
               <Field key={k} id={`f-moe-${k}`} label={MODEL_LABELS[k]} value={specValue(moeOn, k)}
-                     onInput={(v) => editModel(k, v, true)} error={err(`model.moe.${k}`) || (k === 'experts' && err('model.moe'))} />))}
+                     placeholder={k === 'every' ? '1 (every layer)' : undefined}
+                     onInput={(v) => editModel(k, v, 'moe')} error={err(`model.moe.${k}`) || (k === 'experts' && err('model.moe'))} />))}
+          </div>
+          <p class="sub">Local attention {localOn ? '' : '(empty: every layer global)'}</p>
+          <div class="grid">
+            {LOCAL_ATTENTION_FIELDS.map((k) => (k === 'chunked'
+              ? <Field key={k} id={`f-local-${k}`} label={MODEL_LABELS[k]} value={specValue(localOn, k)} options={booleanOptions}
+                       onInput={(v) => editModel(k, v, 'local_attention')} error={err(`model.local_attention.${k}`)} />
+              : <Field key={k} id={`f-local-${k}`} label={MODEL_LABELS[k]} value={specValue(localOn, k)}
+                       placeholder={k === 'global_every' ? '0 (none global)' : undefined}
+                       onInput={(v) => editModel(k, v, 'local_attention')} error={err(`model.local_attention.${k}`) || (k === 'tokens' && err('model.local_attention'))} />))}
           </div>
         </details>
       </fieldset>

@@ -8,7 +8,9 @@ export const MODEL_LABELS = {
   name: 'Name', layers: 'Layers', hidden: 'Hidden size', heads: 'Attention heads', kv_heads: 'KV heads (GQA)',
   ffn_hidden: 'FFN hidden', vocab: 'Vocabulary', activation: 'Activation',
   experts: 'Experts', top_k: 'Experts per token (top-k)', shared_experts: 'Shared experts',
-  expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)',
+  expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)', every: 'Experts every k-th layer',
+  head_dim: 'Head width (head_dim)', qk_norm: 'Q/K norms', linear_bias: 'Linear biases', attention_sinks: 'Attention sinks',
+  mtp_layers: 'MTP modules', tokens: 'Window / chunk tokens', global_every: 'Global every k-th layer', chunked: 'Chunked (not sliding)',
 };
 export const GPU_LABELS = {
   name: 'Name', memory_gb: 'Memory (GiB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',

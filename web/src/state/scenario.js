@@ -41,8 +41,15 @@ export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) =
 export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && state[k] !== undefined);
 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
-export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation'];
-export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers'];
+export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation',
+  'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers'];
+export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers', 'every'];
+/** Local attention (sliding window or chunks) of a custom model: docs/cli.md model.local_attention. */
+export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
+/** Model fields that are true or false (the form's select says 'true' or 'false'). */
+export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sinks', 'chunked', 'tied_embeddings', 'dropout', 'learned_positions']);
+/** A model's nested blocks (each a flat object; null or all-empty: none). */
+const MODEL_BLOCKS = ['moe', 'local_attention'];
 export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset']);
 
@@ -53,20 +60,25 @@ export function typed(text, kind = 'count') {
   return n === null ? text.trim() : n;
 }
 
+const booleanOrTyped = (key, v, kind) => {
+  if (MODEL_BOOLEANS.has(key) && (v === 'true' || v === 'false')) return v === 'true';
+  return TEXT_FIELDS.has(key) || typeof v !== 'string' ? v : typed(v, kind);
+};
+
 function specToDocument(spec, kind) {
   const out = {};
   for (const [k, v] of Object.entries(spec)) {
-    if (k === 'moe') {
+    if (MODEL_BLOCKS.includes(k)) {
       if (v && Object.values(v).some((x) => x !== '' && x !== null)) {
-        out.moe = {};
-        for (const [mk, mv] of Object.entries(v)) if (mv !== '' && mv !== null) out.moe[mk] = typed(mv, kind);
+        out[k] = {};
+        for (const [mk, mv] of Object.entries(v)) if (mv !== '' && mv !== null) out[k][mk] = booleanOrTyped(mk, mv, kind);
       } else if (v === null) {
-        out.moe = null;
+        out[k] = null;
       }
     } else if (v === '' || v === undefined) {
-      // empty: left out, so the engine reports a missing required field
+      // empty: left out, so the engine reports a missing required field (or takes its default)
     } else {
-      out[k] = TEXT_FIELDS.has(k) || typeof v !== 'string' ? v : typed(v, kind);
+      out[k] = booleanOrTyped(k, v, kind);
     }
   }
   return out;
@@ -120,7 +132,7 @@ const str = (v) => (v === undefined || v === null ? '' : String(v));
 function specToState(spec) {
   const out = {};
   for (const [k, v] of Object.entries(spec)) {
-    if (k === 'moe') out.moe = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, str(mv)])) : null;
+    if (MODEL_BLOCKS.includes(k)) out[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, str(mv)])) : null;
     else out[k] = typeof v === 'number' ? String(v) : v;
   }
   return out;

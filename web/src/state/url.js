@@ -172,15 +172,18 @@ function checkValue(key, v) {
   return v;
 }
 
-/** A custom model or GPU: a flat object of primitives (model may have a flat `moe` object). */
+/** A model's nested blocks, each a flat object of primitives (or null). */
+const MODEL_BLOCKS = new Set(['moe', 'mla', 'local_attention']);
+
+/** A custom model or GPU: a flat object of primitives (a model may have flat moe, mla and local_attention blocks). */
 function checkSpec(key, v) {
   if (typeof v === 'string') return checkValue(key, v);
   if (!isPlainObject(v)) throw new LinkError('corrupt', `link field ${key} is malformed`);
   const out = {};
   for (const [k, val] of Object.entries(v)) {
-    if (key === 'model' && k === 'moe' && (val === null || isPlainObject(val))) {
-      if (val && !Object.values(val).every(isPrimitive)) throw new LinkError('corrupt', 'link field model.moe is malformed');
-      out.moe = val ? { ...val } : null;
+    if (key === 'model' && MODEL_BLOCKS.has(k) && (val === null || isPlainObject(val))) {
+      if (val && !Object.values(val).every(isPrimitive)) throw new LinkError('corrupt', `link field model.${k} is malformed`);
+      out[k] = val ? { ...val } : null;
     } else if (isPrimitive(val)) {
       out[k] = typeof val === 'string' && val.length > 2000 ? val.slice(0, 2000) : val;
     } else {
