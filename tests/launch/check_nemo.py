@@ -67,7 +67,7 @@ CASES = [
     ("llama3-70b fp8 example", example("launch-llama3-70b-64-h100-fp8")),
     ("deepseek-v3 example", example("launch-deepseek-v3-1024-h100")),
     ("llama3-8b b200 fsdp example", example("launch-llama3-8b-8-b200-fsdp")),
-    ("llama3-405b 8k example (inline model)", example("llama3-405b-8k-16384-h100")),
+    ("llama3-405b 8k example (the llama3-405b preset)", example("llama3-405b-8k-16384-h100")),
     ("mixtral", scenario("mixtral-8x7b", "h100-sxm", 64, 4096, 256, "bf16", 1, 4, 16, 1, ep=8, vpp=8)),
     ("custom MoE", scenario(CUSTOM_MOE, "h100-sxm", 16, 4096, 64, "bf16", 1, 1, 16, 1, ep=4, recompute="selective")),
     ("custom GPT", scenario(CUSTOM_GPT, "a100-80gb", 256, 2048, 1024, "bf16", 8, 4, 8, 0, overlap=True)),

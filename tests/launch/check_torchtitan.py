@@ -54,8 +54,24 @@ def scenario(model, gpus, seq, batch, precision, tp, pp, dp, zero, recompute="fu
             "parallel": parallel}
 
 
+def example(name):
+    """A shipped example with its parallel block completed by the plan pplan launches (the fields
+    the example leaves to the search), so the checks below derive every value from it."""
+    with open(os.path.join(ROOT, "examples", name + ".json")) as f:
+        s = json.load(f)
+    r = checks.run(CLI, s, "launch", "--format", "layout", "--json")
+    s["parallel"] = dict(json.loads(r.stdout)["plan"]["parallel"])
+    return s
+
+
 # (name, scenario, expected outcome per format: "ok" or the first problem code)
 CASES = [
+    # The shipped torchtitan examples (issue #27): the 405B one with the llama3-405b preset.
+    ("llama3-405b 8k example", example("llama3-405b-8k-16384-h100"), {"torchtitan": "ok", "torchtitan-toml": "ok"}),
+    ("llama3-8b fsdp example", example("launch-llama3-8b-64-h100-torchtitan"),
+     {"torchtitan": "ok", "torchtitan-toml": "ok"}),
+    ("llama3-70b fsdp+tp example", example("launch-llama3-70b-256-h100-torchtitan"),
+     {"torchtitan": "ok", "torchtitan-toml": "ok"}),
     ("llama3-8b fsdp", scenario("llama3-8b", 8, 8192, 64, "bf16", 1, 1, 8, 3),
      {"torchtitan": "ok", "torchtitan-toml": "ok"}),
     ("llama3-8b fp8 zero2 tp2", scenario("llama3-8b", 16, 8192, 64, "fp8", 2, 1, 8, 2),

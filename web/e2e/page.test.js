@@ -292,6 +292,28 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('the 405B example, priced for torchtitan, launches in torchtitan and in Megatron-Core after one click', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
+    await page.waitForSelector('table.gallery');
+    await page.click('button[aria-label="Load Llama 3 405B, 8K context, 16,384 H100"]');
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    expect(await page.locator('#f-fw').inputValue()).toBe('torchtitan');
+    await page.click('nav.tabs button:text-is("Launch")');
+    await page.click('text=torchtitan (TOML)');
+    await page.waitForSelector('pre.code', { timeout: 20000 });
+    expect(await page.locator('pre.code').first().textContent()).toMatch(/tensor_parallel_degree = 8/);
+    await page.click('label:has-text("Megatron-LM") input');
+    await page.waitForSelector('[data-testid=reprice]', { timeout: 20000 });
+    expect(await page.locator('[data-testid=reprice]').textContent()).toBe('Price this plan for Megatron-Core');
+    await page.click('[data-testid=reprice]');
+    await page.waitForSelector('pre.code', { timeout: 20000 });
+    const text = await page.locator('pre.code').first().textContent();
+    expect(text).toMatch(/--tensor-model-parallel-size 8\b/);
+    expect(text).toMatch(/--pipeline-model-parallel-size 16\b/);
+    expect(await page.locator('#f-fw').inputValue()).toBe('megatron-core');
+    await context.close();
+  });
+
   it('the launch tab configures the plan selected in the planner', async () => {
     const { context, page } = await openPage(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=512&gpn=8&seq=8192&gbs=512`);
     await page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 3, null, { timeout: 20000 });

@@ -274,7 +274,8 @@ export function App({ store }) {
           <main id="main" class="outputs" tabIndex={-1}>
             <p class="scenario-title"><span data-testid="scenario-title">{title}</span> <span class="muted">· {trainingLine(state)}</span></p>
             {state.tab === 'launch'
-              ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt }, PUSH)} launch={store.launch.value} />
+              ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt }, PUSH)} launch={store.launch.value}
+                             onReprice={(fw) => store.update({ fw }, PUSH)} />
               : state.tab === 'report'
                 ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} tokenBudget={state.tokens} />
                 : <Results store={store} />}

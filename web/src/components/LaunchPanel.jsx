@@ -15,7 +15,13 @@ function bodyText(response) {
   return '';
 }
 
-export function LaunchPanel({ format, onFormat, launch }) {
+/** The framework a format launches (framework/rules.h): a refused plan is re-priced for it. */
+export const FRAMEWORK_OF_FORMAT = {
+  torchtitan: ['torchtitan', 'torchtitan'], 'torchtitan-toml': ['torchtitan', 'torchtitan'], deepspeed: ['deepspeed', 'DeepSpeed'],
+};
+const frameworkOf = (format) => FRAMEWORK_OF_FORMAT[format] || ['megatron-core', 'Megatron-Core'];
+
+export function LaunchPanel({ format, onFormat, launch, onReprice }) {
   const current = launch && launch.format === format ? launch : null;
   const text = current && current.response ? bodyText(current.response) : '';
   const problems = current && current.response && current.response.problems;
@@ -41,6 +47,13 @@ export function LaunchPanel({ format, onFormat, launch }) {
       {current && current.response ? <ChosenBySearch fields={current.response.chosen_by_search} /> : null}
       {current && current.error ? (
         <p class="notice" role="status">The engine cannot produce this yet: {current.error.message}</p>
+      ) : null}
+      {problems && problems.some((p) => p && typeof p.code === 'string' && p.code.endsWith('.priced_for_another_framework')) && onReprice ? (
+        <p class="notice" role="status">The plan is priced for another framework than this format runs.{' '}
+          <button type="button" class="primary" data-testid="reprice" onClick={() => onReprice(frameworkOf(format)[0])}>
+            Price this plan for {frameworkOf(format)[1]}
+          </button>
+        </p>
       ) : null}
       {problems && problems.length ? (
         <ul class="diagnostics">{problems.map((p, i) => (

@@ -32,6 +32,13 @@ function importedModel(model) {
 
 const defaultHint = (key) => `${SCENARIO_DEFAULTS[key]} (default)`;
 
+/** training.framework's values (docs/cli.md), and an unknown one as typed so the engine names it. */
+const FRAMEWORK_OPTIONS = (current) => [
+  ['', 'default (Megatron-Core)'], ['megatron-core', 'Megatron-Core'], ['megatron-lm', 'Megatron-LM'],
+  ['torchtitan', 'torchtitan'], ['deepspeed', 'DeepSpeed'],
+  ...(['', 'megatron-core', 'megatron-lm', 'torchtitan', 'deepspeed', undefined].includes(current) ? [] : [[current, current]]),
+];
+
 /** "FFN = 1.1 × hidden": a custom model's FFN width against its hidden size, flagged when unusual. */
 function ffnHint(spec) {
   const hidden = typed(specValue(spec, 'hidden'));
@@ -193,6 +200,9 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} placeholder={defaultHint('gbs')} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
           <Field id="f-prec" label="Precision" value={state.prec} options={[['', 'default (BF16)'], ['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
                  onInput={(v) => onChange({ prec: v }, PUSH)} error={err('prec')} />
+          <Field id="f-fw" label="Framework" value={state.fw || ''} options={FRAMEWORK_OPTIONS(state.fw)}
+                 onInput={(v) => onChange({ fw: v }, PUSH)} error={err('fw')}
+                 hint="the training stack: its kernels, overlaps and defaults are what is priced" />
           <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
                  onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
         </div>

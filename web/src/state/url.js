@@ -28,12 +28,17 @@ export const TOPOLOGY_FIELDS = {
   nicg: ['cluster', 'network', 'nic_gbits_per_s'], rail: ['cluster', 'network', 'rail_optimized'],
   osub: ['cluster', 'network', 'oversubscription'],
 };
+/**
+ * The training stack (docs/cli.md training.framework; issue #25): empty is the engine's default,
+ * Megatron-Core, so old links open as before.
+ */
+export const TRAINING_FIELDS = { fw: ['training', 'framework'] };
 /** Every optional field with a key of its own: key -> path in the scenario. */
-export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS };
+export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
   'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero', ...Object.keys(REPORT_FIELDS),
-  ...Object.keys(TOPOLOGY_FIELDS)];
+  ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
@@ -50,7 +55,7 @@ const MAX_VALUE_CHARS = 200;
 export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
-  tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '',
+  tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '',
   x: null, ...UI_DEFAULTS,
 });
 

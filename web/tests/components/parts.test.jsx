@@ -71,6 +71,20 @@ describe('LaunchPanel', () => {
     expect(screen.getByRole('button', { name: 'Copy' })).toBeTruthy();
     expect(screen.getByLabelText('slurm launch text').textContent).toContain('srun x');
   });
+  it('offers to price the plan for the framework the format runs when it was priced for another', () => {
+    const response = { format: 'megatron', text: '', problems: [{ code: 'megatron.priced_for_another_framework',
+      message: 'the plan is priced for torchtitan', source: 'pplan: the scenario\'s training.framework is not Megatron-Core' }] };
+    const priced = [];
+    render(<LaunchPanel format="megatron" onFormat={() => {}} launch={{ format: 'megatron', response }} onReprice={(fw) => priced.push(fw)} />);
+    fireEvent.click(screen.getByTestId('reprice'));
+    expect(screen.getByTestId('reprice').textContent).toBe('Price this plan for Megatron-Core');
+    expect(priced).toEqual(['megatron-core']);
+    cleanup();
+    const titan = { ...response, format: 'torchtitan-toml', problems: [{ ...response.problems[0], code: 'torchtitan.priced_for_another_framework' }] };
+    render(<LaunchPanel format="torchtitan-toml" onFormat={() => {}} launch={{ format: 'torchtitan-toml', response: titan }} onReprice={(fw) => priced.push(fw)} />);
+    fireEvent.click(screen.getByTestId('reprice'));
+    expect(priced).toEqual(['megatron-core', 'torchtitan']);
+  });
   it('names each refusal with the framework source line that states it, and shows warnings', () => {
     const response = {
       format: 'deepspeed', text: '',
