@@ -16,6 +16,7 @@ const char* activation_name(Activation activation) {
     case Activation::kGelu: return "gelu";
     case Activation::kSwiglu: return "swiglu";
     case Activation::kGeglu: return "geglu";
+    case Activation::kSquaredRelu: return "squared_relu";
   }
   return "gelu";
 }

@@ -255,16 +255,21 @@ TEST(HfConfig, MistralNemoKeepsItsHeadWidth) {
   EXPECT_FALSE(nemo.model.local_attention);  // sliding_window null
 }
 
-// Nemotron-H's Mamba-2 layers are refused by name, never priced as attention.
-TEST(HfConfig, HybridMambaIsRefusedByName) {
-  try {
-    import_file("nvidia--Nemotron-H.json");
-    FAIL() << "imported";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.code(), "import.unsupported");
-    EXPECT_EQ(e.path(), "/config/hybrid_override_pattern");
-    EXPECT_NE(std::string(e.what()).find("Mamba-2"), std::string::npos) << e.what();
-  }
+// Nemotron-H 56B: its hybrid pattern (54 Mamba-2, 10 attention, 54 MLP layers of 118), the
+// Mamba-2 mixer's shape and squared-ReLU MLPs, as the nemotron-h-56b preset holds them; 56.32B
+// against the paper's "56B" (rounded to the billion).
+TEST(HfConfig, NemotronHImportsItsHybridPattern) {
+  const ImportedModel h = import_file("nvidia--Nemotron-H.json");
+  EXPECT_EQ(h.model.hybrid_pattern.size(), 118u);
+  ASSERT_TRUE(h.model.mamba);
+  EXPECT_EQ(h.model.mamba->heads, 256);
+  EXPECT_EQ(h.model.mamba->state, 256);
+  EXPECT_EQ(h.model.activation, Activation::kSquaredRelu);
+  EXPECT_EQ(h.mapped_from["hybrid_pattern"]["from"], "hybrid_override_pattern");
+  EXPECT_NEAR(total_params(h.model, 8192) / 56e9 - 1.0, 0.0, 0.5 / 56);
+  const ModelSpec preset = load_presets().models.at("nemotron-h-56b");
+  EXPECT_EQ(h.model.hybrid_pattern, preset.hybrid_pattern);
+  EXPECT_DOUBLE_EQ(total_params(h.model, 8192), total_params(preset, 8192));
 }
 
 // Vision-language checkpoints: the language model under text_config, Gemma3TextConfig's

@@ -17,6 +17,8 @@
 namespace pplan {
 namespace {
 
+using nlohmann::json;
+
 ModelSpec preset(const std::string& id) { return load_presets().models.at(id); }
 
 struct Published {
@@ -174,6 +176,47 @@ TEST(ModelZoo, MultiTokenPredictionAddsALayerAndAHeadPass) {
   EXPECT_GT(model_flops_per_step(mtp.model, 4096, 15360), model_flops_per_step(sc.model, 4096, 15360));
 }
 
+// Nemotron-H 56B (arXiv 2504.03624 §2.1) by hand: a Mamba-2 layer holds in_proj
+// 8192·(2·16384 + 2·8·256 + 256) = 304,087,040, the conv (16384 + 4096)·5 = 102,400, dt/A/D
+// 768, the gated norm 16,384, out_proj 16384·8192 = 134,217,728 and its norm 8,192:
+// 438,432,512. An attention layer 8192·(2·8192 + 2·1024) + 8192 = 151,003,136; an MLP layer
+// 2·8192·32768 + 8192 = 536,879,104. 54, 10 and 54 of them and 2 x 131072·8192 + 8192:
+// 56,324,350,464.
+TEST(ModelZoo, NemotronHIsCountedBlockByBlock) {
+  const ModelSpec m = preset("nemotron-h-56b");
+  const LayerShares s = layer_shares(m);
+  EXPECT_DOUBLE_EQ(s.mamba * 118, 54);
+  EXPECT_DOUBLE_EQ(s.attention * 118, 10);
+  EXPECT_DOUBLE_EQ(s.mlp * 118, 54);
+  EXPECT_DOUBLE_EQ(mamba_params_per_layer(m), 438432512.0);
+  EXPECT_DOUBLE_EQ(total_params(m, 8192), 54 * 438432512.0 + 10 * 151003136.0 + 54 * 536879104.0 +
+                                              2 * 131072.0 * 8192 + 8192);
+  // Forward FLOPs per token of a Mamba-2 mixer (Megatron's count): the projections
+  // 2·8192·37120 (in_proj) + 2·16384·8192 (out_proj), and the scan 7·16384·256.
+  EXPECT_DOUBLE_EQ(mamba_forward_flops(m, 1), 2.0 * 8192 * 37120 + 7.0 * 16384 * 256 + 2.0 * 16384 * 8192);
+  // A step's model FLOPs: 3 x (54 mixers + 10 attention + 54 MLP layers + the head).
+  const double tokens = 8192.0 * 4;
+  const double attention = 2 * tokens * 8192.0 * 18432 + 2 * tokens * 8192 * 64 * 256;
+  const double expected = 3 * (54 * mamba_forward_flops(m, tokens) + 10 * attention + 54 * 2 * tokens * 2 * 8192.0 * 32768 +
+                               2 * tokens * 8192.0 * 131072);
+  EXPECT_NEAR(model_flops_per_step(m, 8192, 4), expected, 1e-9 * expected);
+  // Priced: the plan fits and Megatron's TP rule holds (256 heads, 8 groups split over TP).
+  const json scenario = {{"schema_version", 1}, {"model", "nemotron-h-56b"},
+                         {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 256}}},
+                         {"training", {{"seq_len", 8192}, {"global_batch", 768}}}};
+  const json nemo = testing::launch_request(scenario, "nemo");
+  EXPECT_FALSE(nemo.contains("problems")) << nemo.dump();
+  EXPECT_NE(nemo.value("text", "").find("llm.nemotronh_56b.pretrain_recipe"), std::string::npos);
+  const json megatron = testing::launch_request(scenario, "megatron");
+  ASSERT_TRUE(megatron.contains("problems"));
+  EXPECT_EQ(megatron["problems"][0]["code"], "megatron.hybrid");
+  json tp16 = scenario;
+  tp16["parallel"] = {{"tp", 16}, {"pp", 1}, {"dp", 16}};
+  const json refused = testing::launch_request(tp16, "nemo");
+  ASSERT_TRUE(refused.contains("problems")) << refused.dump();
+  EXPECT_EQ(refused["problems"][0]["code"], "megatron.mamba_tp");
+}
+
 // Decoupled head width (Qwen3-30B-A3B: 32 heads of 128 on hidden 2048): the query and output
 // projections are 4,096 wide, the Q and output activations twice what hidden / heads gives.
 TEST(ModelZoo, DecoupledHeadWidthShapesTheProjections) {
@@ -203,8 +246,6 @@ TEST(ModelZoo, DecoupledHeadWidthShapesTheProjections) {
 namespace pplan {
 namespace {
 
-using nlohmann::json;
-
 // Every new preset plans on a cluster that holds it and launches in a framework that runs it:
 // NeMo's own recipes for Qwen3-MoE, gpt-oss and Llama 4 (its chunked attention included),
 // NeMo's config overrides for Gemma 3's GeGLU (Megatron-LM's CLI has only --quick-geglu), and
@@ -222,6 +263,7 @@ TEST(ModelZoo, EveryNewPresetPlansAndLaunches) {
       {"gpt-oss-120b", 64, 4096, 512, "nemo"},      {"gpt-oss-20b", 16, 4096, 256, "megatron"},
       {"gemma3-27b", 64, 32768, 64, "nemo"},        {"llama4-scout", 64, 8192, 256, "nemo"},
       {"llama4-maverick", 512, 8192, 1024, "nemo"}, {"kimi-k2", 2048, 4096, 4096, "megatron"},
+      {"nemotron-h-56b", 256, 8192, 768, "nemo"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.model);

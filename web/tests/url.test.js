@@ -56,12 +56,15 @@ describe('url state', () => {
   it('a custom model\'s 2026 fields and nested blocks (local attention, MLA) survive a link', async () => {
     const state = { ...customState, model: { ...customState.model, head_dim: '128', qk_norm: 'true', mtp_layers: '1',
       local_attention: { tokens: '1024', global_every: '6', chunked: 'false' },
-      mla: { q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 } } };
+      mla: { q_lora_rank: 1536, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 },
+      hybrid_pattern: 'M-M*', mamba: { heads: '256', head_dim: '64', state: '256', groups: '8', conv_kernel: '', chunk: '' } } };
     const decoded = await decodeHash(`#${await encodeHash(state)}`);
     expect(decoded.warning).toBeNull();
     expect(decoded.state).toEqual(state);
     expect(toScenario(decoded.state).model.local_attention).toEqual({ tokens: 1024, global_every: 6, chunked: false });
     expect(toScenario(decoded.state).model.qk_norm).toBe(true);
+    expect(toScenario(decoded.state).model.hybrid_pattern).toBe('M-M*');
+    expect(toScenario(decoded.state).model.mamba).toEqual({ heads: 256, head_dim: 64, state: 256, groups: 8 });
   });
 
   it('keeps extra scenario fields (x) through the payload', async () => {

@@ -11,9 +11,12 @@ namespace pplan {
 
 /// Feed-forward flavour: GPT's 2-matrix GeLU MLP, or a gated 3-matrix MLP: Llama's SwiGLU or
 /// Gemma's GeGLU (Shazeer 2020, "GLU Variants Improve Transformer": gate·act(up), same shapes).
-enum class Activation { kGelu, kSwiglu, kGeglu };
+/// Nemotron-H's MLP is squared ReLU (Megatron --squared-relu): two matrices, as GeLU's.
+enum class Activation { kGelu, kSwiglu, kGeglu, kSquaredRelu };
 /// Whether the MLP is gated (three matrices: gate, up, down).
-inline bool gated_mlp(Activation activation) { return activation != Activation::kGelu; }
+inline bool gated_mlp(Activation activation) {
+  return activation == Activation::kSwiglu || activation == Activation::kGeglu;
+}
 /// Arithmetic used for the GEMMs; selects the GPU's peak.
 enum class Precision { kBf16, kFp8 };
 /// Activation recomputation (Korthikanti et al. 2022): none, attention core only, whole layer.
@@ -40,6 +43,19 @@ struct MoeSpec {
   /// (i + 1) % every == 0 (Hugging Face's convention: Qwen's decoder_sparse_step, Llama 4's
   /// interleave_moe_layer_step); 1 = every layer.
   int every = 1;
+};
+
+/// Mamba-2 mixer layers of a hybrid model (Dao & Gu 2024, "Transformers are SSMs", arXiv
+/// 2405.21060, §7: the SSD layer): `heads` heads of `head_dim` (d_inner = heads · head_dim),
+/// `groups` groups of B and C with `state` dims each, a causal conv of `conv_kernel` taps, the
+/// SSD scan in chunks of `chunk` tokens.
+struct MambaSpec {
+  int heads = 0;
+  int head_dim = 0;
+  int state = 0;
+  int groups = 1;
+  int conv_kernel = 4;
+  int chunk = 128;
 };
 
 /// Local attention on all but every `global_every`-th layer (layer i is global when
@@ -92,6 +108,11 @@ struct ModelSpec {
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  ///< set for MLA models; then kv_heads is unused
   std::optional<LocalAttentionSpec> local_attention;
+  /// A hybrid model's layers, one character each as Megatron's --hybrid-override-pattern spells
+  /// them: 'M' a Mamba-2 mixer, '*' attention, '-' an MLP (Nemotron-H). Empty: every layer is
+  /// attention + MLP. With it, layers = its length and each layer holds one block and its norm.
+  std::string hybrid_pattern;
+  std::optional<MambaSpec> mamba;
   /// Multi-token prediction modules (DeepSeek-V3 §2.2, depth 1): each a transformer layer of the
   /// last layer's kind, two norms and a 2h x h projection, sharing the embedding and the head.
   int mtp_layers = 0;

@@ -78,6 +78,9 @@ struct Shape {
   bool qk_norm = false, linear_bias = false, sinks = false;
   int window = 0, global_every = 0;
   bool chunked = false;
+  Activation activation = Activation::kSwiglu;
+  const char* hybrid = "";  ///< the hybrid pattern; mamba heads, head width, state, groups
+  int mamba_heads = 0, mamba_head_dim = 0, mamba_state = 0, mamba_groups = 0;
 };
 
 bool has_shape(const ModelSpec& m, const Shape& s) {
@@ -85,7 +88,10 @@ bool has_shape(const ModelSpec& m, const Shape& s) {
   const LocalAttentionSpec local = m.local_attention.value_or(LocalAttentionSpec{});
   return m.layers == s.layers && m.hidden == s.hidden && m.heads == s.heads &&
          m.kv_heads == s.kv_heads && m.ffn_hidden == s.ffn && m.vocab == s.vocab &&
-         m.activation == Activation::kSwiglu && !m.learned_positions && !m.tied_embeddings &&
+         m.activation == s.activation && !m.learned_positions && !m.tied_embeddings &&
+         m.hybrid_pattern == s.hybrid && m.mamba.has_value() == (s.mamba_heads > 0) &&
+         (!m.mamba || (m.mamba->heads == s.mamba_heads && m.mamba->head_dim == s.mamba_head_dim &&
+                       m.mamba->state == s.mamba_state && m.mamba->groups == s.mamba_groups)) &&
          !m.dropout && m.rope_theta == s.rope_theta && moe.experts == s.experts &&
          moe.top_k == s.top_k && moe.shared_experts == s.shared &&
          moe.expert_ffn_hidden == s.expert_ffn && moe.dense_layers == s.dense_layers &&
@@ -200,6 +206,14 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
        {48, 5120, 40, 8, 16384, 202048, 500000, 16, 1, 1, 8192, 0, 1, 0, false, false, false, 8192, 4, true}},
       {"llama4-maverick", "llama4_e128",
        {48, 5120, 40, 8, 16384, 202048, 500000, 128, 1, 1, 8192, 0, 2, 0, false, false, false, 8192, 4, true}},
+      // gpt/model/ssm.py NemotronHConfig56B: the hybrid pattern, squared-ReLU MLPs, Mamba-2 of
+      // 256 heads of 64 (2·hidden / 64), state 256, 8 groups; no positional embedding.
+      {"nemotron-h-56b", "nemotronh_56b",
+       {118, 8192, 64, 8, 32768, 131072, 10000, 0, 0, 0, 0, 0, 1, 0, false, false, false, 0, 0, false,
+        Activation::kSquaredRelu,
+        "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-"
+        "M*-M-M-M-M-M*-M-M-M-M-M-",
+        256, 64, 256, 8}},
   };
   for (const Entry& e : entries) {
     // NeMo's DeepSeek-V3 recipe has DeepSeek's MTP module (use_mtp), so MTP depth 1 is its shape.
@@ -273,6 +287,8 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.vpp_microbatches", "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:1173"},
     {"megatron.cp_seq_not_divisible", "Megatron-LM d98e8a64 megatron/training/arguments.py:1336"},
     {"megatron.cp_needs_te_attention", "TransformerEngine d0067d0d transformer_engine/pytorch/attention/dot_product_attention/utils.py:1171"},
+    {"megatron.mamba_tp", "Megatron-LM d98e8a64 megatron/core/ssm/mamba_mixer.py:262"},
+    {"megatron.hybrid", "Megatron-LM d98e8a64 megatron/training/arguments.py:745"},
     {"megatron.geglu", "Megatron-LM d98e8a64 megatron/training/arguments.py:2452"},
     {"megatron.chunked_attention", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:247"},
     {"deepspeed.model_feature", "Megatron-DeepSpeed 4efb479d megatron/model/transformer.py:526"},
@@ -454,6 +470,14 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
                "--num-query-groups {} and TP = {} divide neither way (Megatron-LM d98e8a64 "
                "transformer_config.py)",
                {model.kv_heads, p.tp})) {
+    return true;
+  }
+  // megatron/core/ssm/mamba_mixer.py: Mamba heads and groups split evenly over TP.
+  if (model.mamba && (model.mamba->heads % p.tp != 0 || model.mamba->groups % p.tp != 0) &&
+      sink.add("megatron.mamba_tp",
+               "TP = {} must divide the Mamba-2 heads ({}) and groups ({}) (Megatron's MambaMixer "
+               "splits both over TP)",
+               {p.tp, model.mamba->heads, model.mamba->groups})) {
     return true;
   }
   if (!split.valid &&
@@ -1045,6 +1069,18 @@ bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSi
   const ModelSpec& model = s.model;
   const bool nemo = framework == LaunchFramework::kNemo;
   const bool deepspeed = framework == LaunchFramework::kDeepSpeed;
+  // Hybrid (Mamba-2) models train through Megatron's hybrid entry point (--hybrid-override-
+  // pattern, pretrain_hybrid.py / pretrain_mamba.py) or NeMo's Nemotron-H recipes; pplan writes
+  // pretrain_gpt.py scripts and NeMo's recipes for the presets only.
+  if (!model.hybrid_pattern.empty() && !(nemo && detail::nemo_recipe(model).exact) &&
+      sink.add("megatron.hybrid",
+               "{s} is a hybrid Mamba-2 model: pplan launches it only through NeMo's Nemotron-H "
+               "recipe (use --format nemo with the nemotron-h-56b preset); Megatron-LM trains "
+               "hybrids with pretrain_hybrid.py and --hybrid-override-pattern, which pplan does not "
+               "write",
+               {}, model.name)) {
+    return true;
+  }
   // Megatron-LM has the gated GeLU only as --quick-geglu (x·sigmoid(1.702x)); NeMo's config sets
   // activation_func itself.
   if (model.activation == Activation::kGeglu && !nemo &&
@@ -1161,6 +1197,7 @@ bool plan_independent_problem(std::string_view code) {
       "deepspeed.fp8_recipe",                     // a training switch
       "deepspeed.model_feature",                  // the model
       "megatron.geglu",                           // the model
+      "megatron.hybrid",                          // the model
       "megatron.chunked_attention",               // the model
       "deepspeed.no_cuda_graphs",                 // a training switch
   };

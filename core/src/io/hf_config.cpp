@@ -274,12 +274,6 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
   ordered_json& mapped = out.mapped_from;
   if (config.contains("architectures") && !config["architectures"].is_null()) mapped["architecture"] = config["architectures"];
   if (config.contains("model_type") && !config["model_type"].is_null()) mapped["model_type"] = config["model_type"];
-  if (family == Family::kNemotronH) {
-    ConfigReader(config, path, mapped)
-        .unsupported("hybrid_override_pattern",
-                     "hybrid Mamba-2 layers: pplan prices attention and MLP layers, not Mamba-2's "
-                     "state-space scan, so it would misprice this model");
-  }
   // Vision-language checkpoints (Gemma 3, Llama 4) nest the language model under text_config;
   // pplan plans the language model and reports the vision tower apart.
   const bool nested = config.contains("text_config") && config["text_config"].is_object();
@@ -347,9 +341,12 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
                                          : r.count("vocab", "vocab_size");
 
   // Activation: the Llama-style families have a gated MLP (gate, up, down): SwiGLU with SiLU,
-  // GeGLU with a GeLU gate (Gemma); GPT-2 and NeoX a two-matrix GeLU MLP.
-  const bool gated = !gpt2 && family != Family::kGptNeox;
+  // GeGLU with a GeLU gate (Gemma); GPT-2 and NeoX a two-matrix GeLU MLP; Nemotron-H a
+  // two-matrix squared-ReLU one (mlp_hidden_act "relu2").
+  const bool nemotron_h = family == Family::kNemotronH;
+  const bool gated = !gpt2 && family != Family::kGptNeox && !nemotron_h;
   const char* act_key = gpt2 ? "activation_function"
+                        : nemotron_h ? "mlp_hidden_act"
                         : r.has("hidden_activation") ? "hidden_activation"
                                                      : "hidden_act";
   std::string act = r.text(act_key);
@@ -363,12 +360,38 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     m["activation"] = gelu_gate ? "geglu" : "swiglu";
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act),
              gelu_gate ? "gated MLP with a GeLU gate: GeGLU" : "gated MLP with SiLU: SwiGLU");
+  } else if (nemotron_h) {
+    if (!act.empty() && act != "relu2") {
+      r.unsupported(act_key, "\"" + printable(act, 40) + "\": Nemotron-H's MLP is squared ReLU (relu2)");
+    }
+    m["activation"] = "squared_relu";
+    r.record("activation", act_key, act.empty() ? json(nullptr) : json(act), "squared ReLU, two matrices");
   } else {
     if (!act.empty() && act.rfind("gelu", 0) != 0) {
       r.unsupported(act_key, "\"" + printable(act, 40) + "\": pplan's two-matrix MLP is GeLU");
     }
     m["activation"] = "gelu";
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act));
+  }
+  if (nemotron_h) {
+    // Hybrid layers, one character each ('M' Mamba-2, '*' attention, '-' MLP), and the Mamba-2
+    // mixer's shape (transformers configuration_nemotron_h.py).
+    const std::string pattern = r.text("hybrid_override_pattern");
+    if (pattern.empty()) r.unsupported("hybrid_override_pattern", "a Nemotron-H config without its layer pattern");
+    m["hybrid_pattern"] = pattern;
+    r.record("hybrid_pattern", "hybrid_override_pattern", pattern);
+    const long long mamba_heads = r.count("mamba.heads", "mamba_num_heads");
+    const long long mamba_head_dim = r.count("mamba.head_dim", "mamba_head_dim");
+    const long long state = r.count("mamba.state", "ssm_state_size");
+    const long long groups = r.count("mamba.groups", "n_groups");
+    const long long conv = r.count_or("mamba.conv_kernel", "conv_kernel", 4, "NemotronHConfig");
+    const long long chunk = r.count_or("mamba.chunk", "chunk_size", 128, "NemotronHConfig");
+    m["mamba"] = {{"heads", mamba_heads}, {"head_dim", mamba_head_dim}, {"state", state},
+                  {"groups", groups}, {"conv_kernel", conv}, {"chunk", chunk}};
+    r.keep("use_conv_bias", "the conv's bias is counted");
+    mapped["rope_theta"] = {{"from", nullptr}, {"value", nullptr},
+                            {"note", "no positional embedding: pplan's rotary term (a few bytes per token) stays"}};
+    if (is_true(r, "use_bias")) r.unsupported("use_bias", "biases on Nemotron-H's linear layers are not modelled");
   }
 
   // Untied by default everywhere but GPT-2 and Gemma, whose LM head is the input embedding
@@ -393,6 +416,9 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     m["mla"] = mla;
     r.record("mla", "q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim",
              mla, "multi-head latent attention");
+  } else if (nemotron_h && r.has("attention_head_dim") &&
+             r.optional_count("attention_head_dim").value_or(0) * heads != hidden) {
+    m["head_dim"] = r.count("head_dim", "attention_head_dim");
   } else if (r.has("head_dim")) {
     const long long head_dim = r.optional_count("head_dim").value_or(0);
     if (head_dim * heads != hidden) {

@@ -402,7 +402,7 @@ constexpr double kMinStorageGBps = 1e-6;   // 1 KB/s of checkpoint storage
 constexpr double kMinFailureRate = 1e-12;  // failures per GPU-hour
 
 // In the order of the Activation enum (specs.h).
-const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu"};
+const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu", "squared_relu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
@@ -451,6 +451,24 @@ MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
   moe.every = r.optional_integer("every", 1, layers).value_or(1);
   r.finish();
   return moe;
+}
+
+MambaSpec parse_mamba(const json& value, const std::string& path) {
+  ObjectReader r(value, path);
+  MambaSpec m;
+  m.heads = r.integer("heads", 1, 65536);
+  m.head_dim = r.integer("head_dim", 1, 65536);
+  m.state = r.integer("state", 1, 65536);
+  m.groups = r.optional_integer("groups", 1, m.heads).value_or(1);
+  m.conv_kernel = r.optional_integer("conv_kernel", 1, 64).value_or(4);
+  m.chunk = r.optional_integer("chunk", 1, 65536).value_or(128);
+  r.finish();
+  if (m.heads % m.groups != 0) {
+    throw InputError("input.inconsistent", r.child("groups"),
+                     r.child("groups") + " = " + std::to_string(m.groups) + " must divide heads = " +
+                         std::to_string(m.heads));
+  }
+  return m;
 }
 
 LocalAttentionSpec parse_local_attention(const json& value, const std::string& path, int layers) {
@@ -603,9 +621,39 @@ ModelSpec parse_model(const json& value, const std::string& path) {
     m.local_attention = parse_local_attention(value.at("local_attention"), r.child("local_attention"), m.layers);
   }
   m.mtp_layers = r.optional_integer("mtp_layers", 0, 16).value_or(0);
+  m.hybrid_pattern = r.optional_string("hybrid_pattern", 100000).value_or("");
+  r.allow("mamba");
+  if (r.has("mamba")) m.mamba = parse_mamba(value.at("mamba"), r.child("mamba"));
   m.nominal_params = r.optional_zero_or_number("nominal_params", 1, 1e16).value_or(0);
   m.source = r.optional_string("source", 2000).value_or("");
   r.finish();
+  if (!m.hybrid_pattern.empty()) {
+    const std::string at = r.child("hybrid_pattern");
+    if (static_cast<long long>(m.hybrid_pattern.size()) != m.layers) {
+      throw InputError("input.inconsistent", at,
+                       at + " has " + std::to_string(m.hybrid_pattern.size()) + " characters, one per layer, but layers = " +
+                           std::to_string(m.layers));
+    }
+    const std::size_t bad = m.hybrid_pattern.find_first_not_of("M*-");
+    if (bad != std::string::npos) {
+      throw InputError("schema.bad_enum", at,
+                       at + ": character " + std::to_string(bad + 1) +
+                           " is not M (Mamba-2), * (attention) or - (MLP)");
+    }
+    if ((m.hybrid_pattern.find('M') != std::string::npos) != m.mamba.has_value()) {
+      throw InputError("input.inconsistent", r.child("mamba"),
+                       m.mamba ? r.child("mamba") + " is given but " + at + " has no M layer"
+                               : at + " has Mamba-2 layers (M): give " + r.child("mamba"));
+    }
+    if (m.moe || m.mla || m.mtp_layers > 0) {
+      throw InputError("input.inconsistent", at,
+                       at + ": pplan's hybrid layers are Mamba-2, attention and MLP blocks; experts, "
+                            "latent attention and MTP modules with them are not priced");
+    }
+  } else if (m.mamba) {
+    throw InputError("input.inconsistent", r.child("mamba"),
+                     r.child("mamba") + " needs " + r.child("hybrid_pattern") + " (which layers are Mamba-2)");
+  }
   if (m.mla && (m.head_dim > 0 || m.qk_norm)) {
     throw InputError("input.inconsistent", r.child(m.head_dim > 0 ? "head_dim" : "qk_norm"),
                      path + "/" + (m.head_dim > 0 ? "head_dim" : "qk_norm") +
@@ -983,6 +1031,12 @@ ordered_json model_to_json(const ModelSpec& m) {
                             {"chunked", m.local_attention->chunked}};
   }
   if (m.mtp_layers > 0) j["mtp_layers"] = m.mtp_layers;
+  if (!m.hybrid_pattern.empty()) j["hybrid_pattern"] = m.hybrid_pattern;
+  if (m.mamba) {
+    j["mamba"] = {{"heads", m.mamba->heads},   {"head_dim", m.mamba->head_dim},
+                  {"state", m.mamba->state},   {"groups", m.mamba->groups},
+                  {"conv_kernel", m.mamba->conv_kernel}, {"chunk", m.mamba->chunk}};
+  }
   if (m.mla) {
     j["mla"] = {{"q_lora_rank", m.mla->q_lora_rank > 0 ? ordered_json(m.mla->q_lora_rank) : ordered_json(nullptr)},
                 {"kv_lora_rank", m.mla->kv_lora_rank},

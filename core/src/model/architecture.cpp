@@ -103,8 +103,46 @@ double active_mlp_params_of_layer(const ModelSpec& model, int layer_index) {
   return (moe.top_k + moe.shared_experts) * expert_params(model) + router_params(model);
 }
 
+LayerShares layer_shares(const ModelSpec& model) {
+  LayerShares s;
+  if (model.hybrid_pattern.empty() || model.layers <= 0) return s;
+  double attention = 0, mlp = 0, mamba = 0;
+  for (char c : model.hybrid_pattern) {
+    attention += c == '*';
+    mlp += c == '-';
+    mamba += c == 'M';
+  }
+  s.attention = attention / model.layers;
+  s.mlp = mlp / model.layers;
+  s.mamba = mamba / model.layers;
+  return s;
+}
+
+static double mamba_inner(const MambaSpec& m) { return double(m.heads) * m.head_dim; }
+
+double mamba_params_per_layer(const ModelSpec& model) {
+  if (!model.mamba) return 0.0;
+  const MambaSpec& m = *model.mamba;
+  const double h = model.hidden, d_inner = mamba_inner(m), bc = 2.0 * m.groups * m.state;
+  const double in_proj = h * (2.0 * d_inner + bc + m.heads);
+  const double conv = (d_inner + bc) * (m.conv_kernel + 1.0);
+  return in_proj + conv + 3.0 * m.heads + d_inner + d_inner * h + h;
+}
+
+double mamba_forward_flops(const ModelSpec& model, double tokens) {
+  if (!model.mamba) return 0.0;
+  const MambaSpec& m = *model.mamba;
+  const double h = model.hidden, d_inner = mamba_inner(m);
+  return 2.0 * tokens * h * (2.0 * d_inner + 2.0 * m.groups * m.state + m.heads) +
+         7.0 * tokens * d_inner * m.state + 2.0 * tokens * d_inner * h;
+}
+
 double norm_params_per_layer(const ModelSpec& model) {
-  return 2.0 * model.hidden + (model.qk_norm && !model.mla ? 2.0 * head_dim(model) : 0.0);
+  const LayerShares s = layer_shares(model);
+  // A transformer layer: the attention block's and the MLP block's norms; a hybrid layer holds
+  // one block and its norm (a Mamba mixer's is in mamba_params_per_layer).
+  return (s.attention + s.mlp) * model.hidden +
+         (model.qk_norm && !model.mla ? s.attention * 2.0 * head_dim(model) : 0.0);
 }
 
 double input_embedding_params(const ModelSpec& model, int seq_len, int tp) {
@@ -131,8 +169,10 @@ static double layer_stack_params(const ModelSpec& model, bool active_only) {
   const int moe_layers = moe_layer_count(model);
   const int dense_layers = model.layers - moe_layers;
   const int first_moe = std::max(0, first_moe_layer(model));
-  const double per_layer_common = attention_params_per_layer(model) + norm_params_per_layer(model);
-  double mlp = dense_layers * dense_mlp_params_per_layer(model);
+  const LayerShares shares = layer_shares(model);
+  const double per_layer_common = shares.attention * attention_params_per_layer(model) +
+                                  norm_params_per_layer(model) + shares.mamba * mamba_params_per_layer(model);
+  double mlp = dense_layers * shares.mlp * dense_mlp_params_per_layer(model);
   if (moe_layers > 0) {
     mlp += moe_layers * (active_only ? active_mlp_params_of_layer(model, first_moe)
                                      : mlp_params_of_layer(model, first_moe));
@@ -153,16 +193,18 @@ double active_params(const ModelSpec& model, int seq_len, int tp) {
 LayerFlops layer_forward_flops(const ModelSpec& model, int layer_index, double tokens,
                                double seq_len) {
   LayerFlops f;
-  f.projections = 2.0 * tokens * attention_params_per_layer(model);
+  const LayerShares shares = layer_shares(model);
+  f.projections = shares.attention * 2.0 * tokens * attention_params_per_layer(model);
   const AttentionDims dims = attention_dims(model);
-  f.attention_core =
-      2.0 * tokens * attention_keys_per_query(model, seq_len) * dims.heads * (dims.qk_head_dim + dims.v_head_dim);
+  f.attention_core = shares.attention * 2.0 * tokens * attention_keys_per_query(model, seq_len) * dims.heads *
+                     (dims.qk_head_dim + dims.v_head_dim);
+  f.mamba = shares.mamba * mamba_forward_flops(model, tokens);
   if (is_moe_layer(model, layer_index)) {
     const double router = router_params(model);
     f.router = 2.0 * tokens * router;
     f.mlp = 2.0 * tokens * (active_mlp_params_of_layer(model, layer_index) - router);
   } else {
-    f.mlp = 2.0 * tokens * dense_mlp_params_per_layer(model);
+    f.mlp = shares.mlp * 2.0 * tokens * dense_mlp_params_per_layer(model);
   }
   return f;
 }

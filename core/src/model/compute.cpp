@@ -88,6 +88,7 @@ struct LayerContext {
   bool sp;          ///< sequence parallelism in effect (tp > 1)
   bool moe;         ///< this layer is an MoE layer
   double slowdown;  ///< calibration.overlap_slowdown
+  LayerShares shares;  ///< the blocks an average layer holds (a hybrid's shares)
 };
 
 LayerContext layer_context(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
@@ -110,7 +111,8 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
                       model.kv_heads * head_dim(model),
                       parallel.sequence_parallel && parallel.tp > 1,
                       is_moe_layer(model, layer_index),
-                      scenario.calibration.overlap_slowdown};
+                      scenario.calibration.overlap_slowdown,
+                      layer_shares(model)};
 }
 
 /// The GEMMs of one layer per GPU, and the widths their FP8 casts stream.
@@ -183,6 +185,20 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
   l.linear_outputs += up_width * l.active_mlp_width / t + h;
 }
 
+/// A Mamba-2 mixer (Megatron's MambaMixer, TP over heads and groups): in_proj to z, x, B, C
+/// and dt, out_proj back to h; its conv, scan and gated norm are priced in set_mamba_kernels.
+void add_mamba(const LayerContext& c, LinearLayers& l) {
+  const ModelSpec& model = c.scenario.model;
+  if (!model.mamba) return;
+  const MambaSpec& m = *model.mamba;
+  const double tokens = c.tokens, h = c.h, t = c.t;
+  const double d_inner = double(m.heads) * m.head_dim;
+  const double in_width = 2.0 * d_inner + 2.0 * m.groups * m.state + m.heads;
+  add(l.gemms, time_gemms({{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.device, c.scenario.training.precision));
+  l.linear_inputs += h + d_inner / t;
+  l.linear_outputs += in_width / t + h;
+}
+
 /// Attention core. Flash attention skips the masked half of a causal score matrix; the
 /// unfused path runs QKᵀ and A·V as batched GEMMs over the full score matrix, in BF16.
 void set_attention_core(const LayerContext& c, LayerTimes& lt) {
@@ -222,9 +238,11 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   const ModelSpec& model = c.scenario.model;
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double dropout = model.dropout ? 1.0 : 0.0;
-  const double replicated_bytes = (8.0 + 12.0 + 2.0 * dropout) * h;
+  // Per block: its norm 4h and residual add 6h; a transformer layer has two blocks.
+  const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+  const double replicated_bytes = (10.0 * blocks + (c.shares.attention + c.shares.mlp) * dropout) * h;
   double split_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * l.active_mlp_width;
-  if (!model.learned_positions) split_bytes += 4.0 * (c.q_width + c.kv_width);
+  if (!model.learned_positions) split_bytes += c.shares.attention * 4.0 * (c.q_width + c.kv_width);
   double forward_bytes = tokens * ((c.sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
   if (c.fp8) {
@@ -253,8 +271,10 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, domain_gpus, Axis::kTp);
-    const double per_pass = 2.0 * all_reduce_s(c.messages.tp_bytes, tp_group, c.device.gpu);
-    collectives_per_pass += c.sp ? 4 : 2;
+    // One all-reduce per block (a transformer layer's attention and MLP: two).
+    const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+    const double per_pass = blocks * all_reduce_s(c.messages.tp_bytes, tp_group, c.device.gpu);
+    collectives_per_pass += (c.sp ? 2.0 : 1.0) * blocks;
     if (c.sp && c.scenario.training.tp_comm_overlap) {
       lt.tp_forward_s = exposed_after_overlap_s(per_pass, lt.gemm_forward_s, c.slowdown);
       lt.tp_backward_s = exposed_after_overlap_s(per_pass, lt.gemm_backward_s, c.slowdown);
@@ -269,10 +289,24 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
     const GroupPlacement cp_group = place_group(parallel, domain_gpus, Axis::kCp);
     const Link link = cp_group.crosses_nodes() ? network(c.device.gpu) : nvlink(c.device.gpu);
     const double steps = parallel.cp - 1;
-    const double forward_comm = steps * (c.messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
+    const double forward_comm =
+        c.shares.attention * steps * (c.messages.cp_kv_bytes / link.bytes_per_s + link.latency_s);
     lt.cp_forward_s = exposed_after_overlap_s(forward_comm, lt.attention_forward_s, c.slowdown);
     lt.cp_backward_s = exposed_after_overlap_s(2.0 * forward_comm, lt.attention_backward_s, c.slowdown);
-    collectives_per_pass += 2.0 * steps;
+    collectives_per_pass += c.shares.attention * 2.0 * steps;
+    // Mamba-2 under CP (Megatron-LM d98e8a64 megatron/core/ssm/mamba_context_parallel.py): the
+    // mixer all-to-alls z, x, B, C and dt from sequence to head shards before its conv and scan
+    // and y back after, each way in both passes; not overlapped.
+    const ModelSpec& model = c.scenario.model;
+    if (model.mamba && c.shares.mamba > 0) {
+      const MambaSpec& m = *model.mamba;
+      const double d_inner = double(m.heads) * m.head_dim;
+      const double bytes = c.tokens * 2.0 * (3.0 * d_inner + 2.0 * m.groups * m.state + m.heads) / c.t;
+      const double a2a = c.shares.mamba * all_to_all_s(bytes, cp_group, c.device.gpu);
+      lt.cp_forward_s += a2a;
+      lt.cp_backward_s += a2a;
+      collectives_per_pass += c.shares.mamba * 6.0;
+    }
   }
   // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes in each pass.
   if (c.moe && parallel.ep > 1) {
@@ -288,7 +322,9 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
 /// permutation, collectives. CUDA graphs replay them without the host.
 void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt) {
   const TrainingSpec& training = c.scenario.training;
-  const double kernels = kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0) +
+  // The framework's count is a transformer layer's (two blocks); a hybrid layer holds one.
+  const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+  const double kernels = (kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0)) * blocks / 2.0 +
                          (c.moe ? 8.0 : 0.0);
   const Calibration& cal = c.scenario.calibration;
   const double pass_host_s =
@@ -299,17 +335,58 @@ void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt
 
 }  // namespace
 
+namespace {
+
+/// `into` += share · `part`: an average layer of a hybrid holds each block by its share.
+void add_share(LinearLayers& into, const LinearLayers& part, double share) {
+  add(into.gemms, part.gemms, share);
+  into.linear_inputs += share * part.linear_inputs;
+  into.linear_outputs += share * part.linear_outputs;
+  into.active_mlp_width += share * part.active_mlp_width;
+}
+
+/// The Mamba-2 mixer's other kernels: the SSD scan, and streaming the causal conv (in and out
+/// of d_inner + 2·G·N channels), the gated RMSNorm and the dt/softplus (about 8 bytes per
+/// channel each way), split over TP.
+void set_mamba_kernels(const LayerContext& c, LayerTimes& lt) {
+  const ModelSpec& model = c.scenario.model;
+  if (!model.mamba || c.shares.mamba <= 0) return;
+  const MambaSpec& m = *model.mamba;
+  const double heads_local = double(m.heads) / c.t;
+  const double channels = (double(m.heads) * m.head_dim + 2.0 * m.groups * m.state) / c.t;
+  const double bytes = c.tokens * 8.0 * channels;
+  lt.memory_forward_s += c.shares.mamba * (ssd_scan_forward_s(c.tokens, heads_local, m.head_dim, m.state, m.chunk, c.device) +
+                                           stream_s(bytes, c.device));
+  lt.memory_backward_s += c.shares.mamba * (ssd_scan_backward_s(c.tokens, heads_local, m.head_dim, m.state, m.chunk, c.device) +
+                                            stream_s(2.0 * bytes, c.device));
+}
+
+}  // namespace
+
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
                        GemmMemo* gemm_memo) {
   const LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
   LinearLayers linear;
-  add_attention_projections(c, linear);
-  add_mlp(c, linear);
+  if (c.shares.attention == 1 && c.shares.mlp == 1 && c.shares.mamba == 0) {
+    add_attention_projections(c, linear);
+    add_mlp(c, linear);
+  } else {
+    LinearLayers attention, mlp, mamba;
+    add_attention_projections(c, attention);
+    add_mlp(c, mlp);
+    add_mamba(c, mamba);
+    add_share(linear, attention, c.shares.attention);
+    add_share(linear, mlp, c.shares.mlp);
+    add_share(linear, mamba, c.shares.mamba);
+  }
   LayerTimes lt;
   lt.gemm_forward_s = linear.gemms.forward_s;
   lt.gemm_backward_s = linear.gemms.backward_s;
   set_attention_core(c, lt);
+  lt.attention_forward_s *= c.shares.attention;
+  lt.attention_backward_s *= c.shares.attention;
   set_streaming(c, linear, lt);
+  set_mamba_kernels(c, lt);
   set_host(c, set_communication(c, lt), lt);
   return with_recompute(lt, parallel.recompute);
 }

@@ -132,6 +132,18 @@ double flash_attention_forward_s(double queries, double keys, double heads, doub
   return executed / flash_rate(keys / std::max(1, chunks), qk_dim, device);
 }
 
+double ssd_scan_forward_s(double tokens, double heads, double head_dim, double state, double chunk,
+                          const Device& device) {
+  if (tokens <= 0 || heads <= 0) return 0.0;
+  return 7.0 * tokens * heads * head_dim * state / flash_rate(chunk, head_dim, device);
+}
+
+double ssd_scan_backward_s(double tokens, double heads, double head_dim, double state, double chunk,
+                           const Device& device) {
+  return 2.5 * ssd_scan_forward_s(tokens, heads, head_dim, state, chunk, device) /
+         device.arch.attention_backward_ratio;
+}
+
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
                                   double v_dim, bool causal, const Device& device, int chunks) {
   return 2.5 * flash_attention_forward_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) /

@@ -26,8 +26,11 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   const double dropout = m.dropout ? 1.0 : 0.0;
   const bool moe = is_moe_layer(m, layer_index);
   // Units of s·b·h bytes. Replicated over TP unless SP: both norm inputs (4), the inputs of
-  // the attention block and of the MLP (2 each), the dropout masks.
-  double replicated = 4.0 + 2.0 * linear_input + 2.0 * dropout;
+  // the attention block and of the MLP (2 each), the dropout masks. A hybrid's average layer
+  // holds each block by its share (layer_shares): one norm input and one block input each.
+  const LayerShares shares = layer_shares(m);
+  const double blocks = shares.attention + shares.mlp + shares.mamba;
+  double replicated = (2.0 + linear_input) * blocks + (shares.attention + shares.mlp) * dropout;
   double split = 0;  // divided over TP
   if (m.mla) {
     // MLA: the latents feeding the up-projections (and their norms) are per token, not per
@@ -45,7 +48,7 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
     // attention output (heads·d).
     const double q_ratio = m.heads * head_dim(m) / h;
     const double kv_ratio = m.kv_heads * head_dim(m) / h;
-    split += 2.0 * q_ratio + 4.0 * kv_ratio + linear_input * q_ratio;
+    split += shares.attention * (2.0 * q_ratio + 4.0 * kv_ratio + linear_input * q_ratio);
   }
   // The MLP's inner activations: the up-projection output (2f GeLU, 4f SwiGLU) kept for the
   // activation's backward, and the activation output (f) feeding the down-projection. An MoE
@@ -53,7 +56,17 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   const double mlp_ratio = (moe ? double(m.moe->expert_ffn_hidden) * (m.moe->top_k + m.moe->shared_experts)
                                 : double(m.ffn_hidden)) / h;
   const double up_output = gated_mlp(m.activation) ? 4.0 : 2.0;
-  split += (up_output + linear_input) * mlp_ratio;
+  split += shares.mlp * (up_output + linear_input) * mlp_ratio;
+  if (m.mamba && shares.mamba > 0) {
+    // A Mamba-2 mixer keeps, per token: in_proj's output (z, x, B, C, dt), the conv's output
+    // (x, B, C), the scan's output y, the chunk states the SSD backward reads (H·P·N per chunk
+    // of Q tokens), the gated norm's input and out_proj's input (Dao & Gu 2024 §7).
+    const MambaSpec& mb = *m.mamba;
+    const double d_inner = double(mb.heads) * mb.head_dim, bc = 2.0 * mb.groups * mb.state;
+    const double states = double(mb.heads) * mb.head_dim * mb.state / mb.chunk;
+    split += shares.mamba * (2.0 * (2.0 * d_inner + bc + mb.heads) + 2.0 * (d_inner + bc) + 2.0 * d_inner +
+                             2.0 * states + 2.0 * d_inner + linear_input * d_inner) / h;
+  }
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
   // gradient) and the k expert outputs before the probability-weighted combine (kept for the
   // router's gradient). Expert-TP all-gathers the tokens of its group before the expert GEMMs,
@@ -61,7 +74,7 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   const double dispatch = moe ? (linear_input + 2.0) * m.moe->top_k : 0.0;
   const bool scores_kept = !scenario.training.flash_attention && parallel.recompute == Recompute::kNone;
   if (scores_kept) {
-    split += (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / h;
+    split += shares.attention * (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / h;
   }
   return sbh * ((sp ? (replicated + split) / t : replicated + split / t) + dispatch);
 }
@@ -92,8 +105,12 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
 
   StageParams out;
   double& params = out.dense;
-  params = layers * (attention_params_per_layer(m) / t + norm_params_per_layer(m));
-  params += dense_layers * dense_mlp_params_per_layer(m) / t;
+  const LayerShares shares = layer_shares(m);
+  // A Mamba mixer splits over TP but for its layer norm (h).
+  const double mamba_per_gpu = m.mamba ? (mamba_params_per_layer(m) - m.hidden) / t + m.hidden : 0.0;
+  params = layers * (shares.attention * attention_params_per_layer(m) / t + norm_params_per_layer(m) +
+                     shares.mamba * mamba_per_gpu);
+  params += dense_layers * shares.mlp * dense_mlp_params_per_layer(m) / t;
   if (moe_layers > 0) {
     const MoeSpec& moe = *m.moe;
     const double expert = expert_params(m);

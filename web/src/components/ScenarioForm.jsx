@@ -4,7 +4,7 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
+import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
@@ -23,7 +23,7 @@ function specValue(spec, key) {
 function importedModel(model) {
   const spec = {};
   for (const [k, v] of Object.entries(model)) {
-    if (k === 'moe' || k === 'local_attention') spec[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
+    if (k === 'moe' || k === 'local_attention' || k === 'mamba') spec[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
     else spec[k] = typeof v === 'number' ? String(v) : v;
   }
   if (!('moe' in spec)) spec.moe = null;
@@ -71,7 +71,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const editModel = (key, value, block = null) => {
     const base = modelIsPreset ? (models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null }) : state.model;
     const next = { ...base };
-    const fields = block === 'moe' ? MOE_FIELDS : LOCAL_ATTENTION_FIELDS;
+    const fields = block === 'moe' ? MOE_FIELDS : block === 'mamba' ? MAMBA_FIELDS : LOCAL_ATTENTION_FIELDS;
     if (block) next[block] = { ...Object.fromEntries(fields.map((k) => [k, ''])), ...(base[block] || {}), [key]: value };
     else next[key] = value;
     onChange({ model: next });
@@ -111,6 +111,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const err = (k) => errors[k];
   const moeOn = modelSpec && modelSpec.moe;
   const localOn = modelSpec && modelSpec.local_attention;
+  const mambaOn = modelSpec && modelSpec.mamba;
 
   return (
     <form class="scenario" onSubmit={(e) => e.preventDefault()} aria-label="Scenario">
@@ -125,14 +126,14 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <div class="grid">
             {MODEL_FIELDS.map((k) => (k === 'activation'
               ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ...(['gelu', 'swiglu', 'geglu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
+                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'], ...(['gelu', 'swiglu', 'geglu', 'squared_relu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
               : MODEL_BOOLEANS.has(k)
                 ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)} options={booleanOptions}
                          onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
                 : <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                         inputMode={k === 'name' ? 'text' : 'numeric'} wide={k === 'name'}
-                         placeholder={k === 'head_dim' ? 'hidden / heads' : k === 'mtp_layers' ? '0' : undefined}
+                         inputMode={k === 'name' || k === 'hybrid_pattern' ? 'text' : 'numeric'} wide={k === 'name' || k === 'hybrid_pattern'}
+                         placeholder={k === 'head_dim' ? 'hidden / heads' : k === 'mtp_layers' ? '0' : k === 'hybrid_pattern' ? 'empty: attention + MLP layers' : undefined}
                          onInput={(v) => editModel(k, v)} error={err(`model.${k}`)}
                          hint={k === 'ffn_hidden' && ffn ? ffn.text : undefined} />))}
           </div>
@@ -151,6 +152,13 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
               : <Field key={k} id={`f-local-${k}`} label={MODEL_LABELS[k]} value={specValue(localOn, k)}
                        placeholder={k === 'global_every' ? '0 (none global)' : undefined}
                        onInput={(v) => editModel(k, v, 'local_attention')} error={err(`model.local_attention.${k}`) || (k === 'tokens' && err('model.local_attention'))} />))}
+          </div>
+          <p class="sub">Mamba-2 mixers {mambaOn ? '' : '(for the M layers of a hybrid pattern)'}</p>
+          <div class="grid">
+            {MAMBA_FIELDS.map((k) => (
+              <Field key={k} id={`f-mamba-${k}`} label={k === 'heads' ? 'Mamba heads' : k === 'head_dim' ? 'Mamba head width' : MODEL_LABELS[k]}
+                     value={specValue(mambaOn, k)} onInput={(v) => editModel(k, v, 'mamba')}
+                     error={err(`model.mamba.${k}`) || (k === 'heads' && err('model.mamba'))} />))}
           </div>
         </details>
       </fieldset>

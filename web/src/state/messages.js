@@ -10,7 +10,8 @@ export const MODEL_LABELS = {
   experts: 'Experts', top_k: 'Experts per token (top-k)', shared_experts: 'Shared experts',
   expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)', every: 'Experts every k-th layer',
   head_dim: 'Head width (head_dim)', qk_norm: 'Q/K norms', linear_bias: 'Linear biases', attention_sinks: 'Attention sinks',
-  mtp_layers: 'MTP modules', tokens: 'Window / chunk tokens', global_every: 'Global every k-th layer', chunked: 'Chunked (not sliding)',
+  mtp_layers: 'MTP modules', hybrid_pattern: 'Hybrid layers (M * -)', state: 'SSM state', groups: 'B/C groups',
+  conv_kernel: 'Conv taps', chunk: 'Scan chunk', tokens: 'Window / chunk tokens', global_every: 'Global every k-th layer', chunked: 'Chunked (not sliding)',
 };
 export const GPU_LABELS = {
   name: 'Name', memory_gb: 'Memory (GiB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',

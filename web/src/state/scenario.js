@@ -42,16 +42,18 @@ export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && 
 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation',
-  'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers'];
+  'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers', 'hybrid_pattern'];
 export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers', 'every'];
 /** Local attention (sliding window or chunks) of a custom model: docs/cli.md model.local_attention. */
 export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
+/** A hybrid model's Mamba-2 mixers: docs/cli.md model.mamba. */
+export const MAMBA_FIELDS = ['heads', 'head_dim', 'state', 'groups', 'conv_kernel', 'chunk'];
 /** Model fields that are true or false (the form's select says 'true' or 'false'). */
 export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sinks', 'chunked', 'tied_embeddings', 'dropout', 'learned_positions']);
 /** A model's nested blocks (each a flat object; null or all-empty: none). */
-const MODEL_BLOCKS = ['moe', 'local_attention'];
+const MODEL_BLOCKS = ['moe', 'local_attention', 'mamba'];
 export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
-const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset']);
+const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset', 'hybrid_pattern']);
 
 /** Text as typed -> a number when it spells one ("8k", "4,096"), else the text (the engine rejects it by name). */
 export function typed(text, kind = 'count') {

@@ -178,7 +178,7 @@ function checkValue(key, v) {
 }
 
 /** A model's nested blocks, each a flat object of primitives (or null). */
-const MODEL_BLOCKS = new Set(['moe', 'mla', 'local_attention']);
+const MODEL_BLOCKS = new Set(['moe', 'mla', 'local_attention', 'mamba']);
 
 /** A custom model or GPU: a flat object of primitives (a model may have flat moe, mla and local_attention blocks). */
 function checkSpec(key, v) {

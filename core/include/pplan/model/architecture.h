@@ -71,7 +71,30 @@ double mtp_params_per_module(const ModelSpec& model, bool active_only);
  */
 double attention_keys_per_query(const ModelSpec& model, double seq_len);
 
-/// Norm weights of one layer (two norms of h each, and the per-head q/k norms of qk_norm).
+/// What an average layer holds, as shares of the layers: attention blocks, MLP blocks, Mamba-2
+/// mixers. 1, 1, 0 for a transformer (each layer attention + MLP); a hybrid's pattern counts
+/// (Nemotron-H 56B: 10, 54 and 54 of 118). pplan prices a hybrid's stages by these shares: its
+/// layer kinds are spread evenly through the pattern (a stated approximation per stage).
+struct LayerShares {
+  double attention = 1;
+  double mlp = 1;
+  double mamba = 0;
+};
+LayerShares layer_shares(const ModelSpec& model);
+
+/// Weights of one Mamba-2 mixer layer (Dao & Gu 2024 §7; Megatron's MambaMixer): in_proj
+/// h·(2·d_inner + 2·G·N + H), the causal conv (d_inner + 2·G·N)·(k + 1), dt bias, A and D (H
+/// each), the gated RMSNorm (d_inner), out_proj d_inner·h, and the layer's norm (h).
+/// Nemotron-H 56B: 438.4M.
+double mamba_params_per_layer(const ModelSpec& model);
+
+/// Forward FLOPs of one Mamba-2 mixer for `tokens` tokens: the projections 2·tokens·(in + out
+/// weights) and the SSD scan 7·tokens·d_inner·N, as Megatron-LM counts it (d98e8a64
+/// megatron/training/training.py mamba_layer_flops).
+double mamba_forward_flops(const ModelSpec& model, double tokens);
+
+/// Norm weights of an average layer: two norms of h (attention and MLP blocks; one per block of
+/// a hybrid), and the per-head q/k norms of qk_norm.
 double norm_params_per_layer(const ModelSpec& model);
 
 /// Input embedding (V·h) plus a learned position table (seq_len·h) where the model has one.
@@ -92,11 +115,13 @@ struct LayerFlops {
   double attention_core = 0;  ///< QK^T and A·V: 2·a·(d_qk + d_v)·keys per token, full (non-causal)
   double mlp = 0;             ///< MLP GEMMs (active experts only for MoE)
   double router = 0;          ///< MoE router GEMM
-  double total() const { return projections + attention_core + mlp + router; }
+  double mamba = 0;           ///< Mamba-2 mixers (a hybrid's share of them)
+  double total() const { return projections + attention_core + mlp + router + mamba; }
 };
 
 /**
- * Forward FLOPs of layer `layer_index` for `tokens` tokens each attending to `seq_len` keys.
+ * Forward FLOPs of layer `layer_index` for `tokens` tokens each attending to `seq_len` keys (a
+ * hybrid's average layer: each block by its share, layer_shares).
  * 2 FLOPs per multiply-add; the attention core counts the full s×s score matrix, as
  * Narayanan et al. 2021 eq. 3 and PaLM (Chowdhery et al. 2022, App. B) do.
  * Example: GPT-3 layer, one 2048-token sequence: 24·s·h² + 4·s²·h = 7.63e12 FLOPs.

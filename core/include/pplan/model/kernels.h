@@ -84,6 +84,18 @@ double flash_attention_forward_s(double queries, double keys, double heads, doub
 /// 2023 §3.2) at attention_backward_ratio of the forward rate.
 /// `chunks`: the keys arrive in that many kernel calls (a context-parallel ring passes cp K/V
 /// chunks), each running at the rate of its keys/chunks, not of the whole sequence.
+/**
+ * Mamba-2's SSD scan (Dao & Gu 2024 §6-7: attention-like within chunks of `chunk` tokens, a
+ * state passed between chunks): the 7·tokens·d_inner·N FLOPs Megatron-LM counts for it
+ * (d98e8a64 training.py mamba_layer_flops), at the flash-attention rate of `chunk` keys and
+ * head width `head_dim` (the intra-chunk part is a masked attention of chunk length).
+ * Backward: 2.5x at the attention backward ratio, as flash attention.
+ */
+double ssd_scan_forward_s(double tokens, double heads, double head_dim, double state, double chunk,
+                          const Device& device);
+double ssd_scan_backward_s(double tokens, double heads, double head_dim, double state, double chunk,
+                           const Device& device);
+
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
                                   double v_dim, bool causal, const Device& device, int chunks = 1);
 
