@@ -31,11 +31,12 @@
 /// | Llama4ForConditionalGeneration / llama4| text_config: intermediate_size_mlp (dense),       |
 /// |                                        | intermediate_size (experts + 1 shared),           |
 /// |                                        | interleave_moe_layer_step, attention_chunk_size   |
-/// | NemotronHForCausalLM / nemotron_h      | refused: Mamba-2 layers (hybrid_override_pattern) |
+/// | NemotronHForCausalLM / nemotron_h      | hybrid_override_pattern, mamba_num_heads, mamba_  |
+/// |                                        | head_dim, ssm_state_size, n_groups; relu2 MLPs    |
 ///
 /// Field names: transformers' configuration_<family>.py. What pplan's ModelSpec cannot hold is
 /// recorded, not lost (rope scaling, the local layers' RoPE base, norms after attention and MLP).
-/// A config pplan would misprice (Mamba-2 layers, windows or dense layers that do not recur every
+/// A config pplan would misprice (windows or dense layers that do not recur every
 /// k-th layer) is refused with import.unsupported; an unknown architecture with
 /// import.unknown_architecture, listing the fields it found.
 
