@@ -41,6 +41,21 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinn
   const times = points.map((p) => p.step_time_s);
   const tMin = Math.min(...times);
   const tMax = Math.max(...times);
+  // One point, or one step time for all: an axis would repeat one label. Say it in words.
+  const sameTime = tMax - tMin <= 1e-3 * tMax;
+  if (points.length < 2 || sameTime) {
+    return (
+      <section class={`card${stale ? ' stale' : ''}`} aria-labelledby="scatter-h" data-testid="scatter" aria-busy={stale ? 'true' : 'false'}>
+        <h3 id="scatter-h">The whole search: step time against memory</h3>
+        <p class="sub" data-testid="scatter-degenerate">
+          {points.length < 2
+            ? `Only one configuration is feasible (${describe(points[0])}): there is nothing to plot against it.`
+            : `All ${points.length} configurations drawn take ${fmtSeconds(tMin)} per step; they differ only in memory, from ${fmtGb(Math.min(...points.map((p) => p.memory_gb)))} to ${fmtGb(Math.max(...points.map((p) => p.memory_gb)))} per GPU.`}
+          {pinned ? <> <button type="button" class="link" onClick={onUnpinAll}>Unpin all to see every layout</button>.</> : null}
+        </p>
+      </section>
+    );
+  }
   const logY = tMax / tMin > 4;
   const x = (gb) => M.left + (gb / (maxMem * 1.04)) * (W - M.left - M.right);
   const yLo = logY ? Math.log(tMin / 1.1) : Math.max(0, tMin - (tMax - tMin) * 0.08 - 1e-9);
@@ -49,9 +64,10 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinn
     const v = logY ? Math.log(s) : s;
     return M.top + (1 - (v - yLo) / (yHi - yLo || 1)) * (H - M.top - M.bottom);
   };
-  const yTicks = logY
+  // Ticks whose labels would print alike (a narrow range at the label's precision) are drawn once.
+  const yTicks = (logY
     ? [1, 2, 5].flatMap((m) => [-3, -2, -1, 0, 1, 2, 3, 4].map((e) => m * 10 ** e)).filter((t) => t >= tMin / 1.1 && t <= tMax * 1.1).sort((a, b) => a - b)
-    : ticks(yLo, yHi);
+    : ticks(yLo, yHi)).filter((t, i, all) => i === 0 || fmtSeconds(t) !== fmtSeconds(all[i - 1]));
   const front = points.filter((p) => p.pareto).sort((a, b) => a.step_time_s - b.step_time_s);
   // The front as a staircase: each point is as lean as anything faster.
   const frontPath = front.map((p, i) => `${i ? `H${x(p.memory_gb).toFixed(1)}V` : `M${x(p.memory_gb).toFixed(1)},`}${y(p.step_time_s).toFixed(1)}`).join('');

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Banner } from '../../src/components/Banner.jsx';
 import { MemoryBar } from '../../src/components/MemoryBar.jsx';
 import { PlansTable } from '../../src/components/PlansTable.jsx';
+import { ScatterPlot } from '../../src/components/ScatterPlot.jsx';
 import { Diagnostics } from '../../src/components/Diagnostics.jsx';
 import { iframeSnippet } from '../../src/components/SharePanel.jsx';
 import { LaunchPanel } from '../../src/components/LaunchPanel.jsx';
@@ -106,5 +107,35 @@ describe('iframe snippet', () => {
     expect(s).toContain('sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"');
     expect(s).toContain('src="https://w.example/pplan/?embed=1#v=1&amp;model=&quot;x&quot;"');
     expect(s).not.toMatch(/allow-top-navigation|allow-forms|allow-modals/);
+  });
+});
+
+describe('ScatterPlot', () => {
+  const point = (step, mem, rank = null) => ({
+    parallel: { tp: 8, pp: 8, vpp: 1, dp: 16, cp: 1, ep: 1, micro_batch: 1, sequence_parallel: true, recompute: 'selective', zero: 0 },
+    memory_gb: mem, step_time_s: step, mfu: 0.5, pareto: rank === 0, rank,
+  });
+  const landscape = (points) => ({ response: { landscape: { points, capacity_gb: 85.9, feasible: points.length, evaluated: 10, pareto_points: 1 } } });
+
+  it('says in words when one configuration is all there is, and offers to unpin', () => {
+    let unpinned = 0;
+    const { container } = render(<ScatterPlot landscape={landscape([point(21.84, 60, 0)])} pinned onUnpinAll={() => { unpinned += 1; }} />);
+    expect(container.querySelector('svg')).toBeNull();
+    expect(screen.getByTestId('scatter-degenerate').textContent).toMatch(/^Only one configuration is feasible \(/);
+    fireEvent.click(screen.getByText('Unpin all to see every layout'));
+    expect(unpinned).toBe(1);
+  });
+
+  it('does not draw a constant time axis', () => {
+    const { container } = render(<ScatterPlot landscape={landscape([point(21.84, 60, 0), point(21.84, 70), point(21.84, 75)])} />);
+    expect(container.querySelector('svg')).toBeNull();
+    expect(screen.getByTestId('scatter-degenerate').textContent).toContain('All 3 configurations drawn take 21.84 s per step');
+  });
+
+  it('labels each time tick once on a narrow range', () => {
+    const { container } = render(<ScatterPlot landscape={landscape([point(21.84, 60, 0), point(21.86, 70), point(21.9, 75)])} />);
+    const labels = [...container.querySelectorAll('svg text.svg-muted')].map((t) => t.textContent).filter((t) => / s$/.test(t));
+    expect(labels.length).toBeGreaterThan(1);
+    expect(new Set(labels).size).toBe(labels.length);
   });
 });
