@@ -112,6 +112,9 @@ struct ModelSpec {
   /// them: 'M' a Mamba-2 mixer, '*' attention, '-' an MLP (Nemotron-H). Empty: every layer is
   /// attention + MLP. With it, layers = its length and each layer holds one block and its norm.
   std::string hybrid_pattern;
+  /// The pattern's counts of '*', '-' and 'M' (filled where the pattern is parsed, so pricing
+  /// never rescans it; recounted when they do not add up to the pattern).
+  int hybrid_attention_layers = 0, hybrid_mlp_layers = 0, hybrid_mamba_layers = 0;
   std::optional<MambaSpec> mamba;
   /// Multi-token prediction modules (DeepSeek-V3 §2.2, depth 1): each a transformer layer of the
   /// last layer's kind, two norms and a 2h x h projection, sharing the embedding and the head.

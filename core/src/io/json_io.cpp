@@ -640,7 +640,12 @@ ModelSpec parse_model(const json& value, const std::string& path) {
                        at + ": character " + std::to_string(bad + 1) +
                            " is not M (Mamba-2), * (attention) or - (MLP)");
     }
-    if ((m.hybrid_pattern.find('M') != std::string::npos) != m.mamba.has_value()) {
+    for (char c : m.hybrid_pattern) {
+      m.hybrid_attention_layers += c == '*';
+      m.hybrid_mlp_layers += c == '-';
+      m.hybrid_mamba_layers += c == 'M';
+    }
+    if ((m.hybrid_mamba_layers > 0) != m.mamba.has_value()) {
       throw InputError("input.inconsistent", r.child("mamba"),
                        m.mamba ? r.child("mamba") + " is given but " + at + " has no M layer"
                                : at + " has Mamba-2 layers (M): give " + r.child("mamba"));

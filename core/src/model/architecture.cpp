@@ -106,11 +106,15 @@ double active_mlp_params_of_layer(const ModelSpec& model, int layer_index) {
 LayerShares layer_shares(const ModelSpec& model) {
   LayerShares s;
   if (model.hybrid_pattern.empty() || model.layers <= 0) return s;
-  double attention = 0, mlp = 0, mamba = 0;
-  for (char c : model.hybrid_pattern) {
-    attention += c == '*';
-    mlp += c == '-';
-    mamba += c == 'M';
+  double attention = model.hybrid_attention_layers, mlp = model.hybrid_mlp_layers,
+         mamba = model.hybrid_mamba_layers;
+  if (attention + mlp + mamba != double(model.hybrid_pattern.size())) {
+    attention = mlp = mamba = 0;
+    for (char c : model.hybrid_pattern) {
+      attention += c == '*';
+      mlp += c == '-';
+      mamba += c == 'M';
+    }
   }
   s.attention = attention / model.layers;
   s.mlp = mlp / model.layers;
