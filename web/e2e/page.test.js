@@ -292,6 +292,18 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('offers every 2026 preset in the model list and plans one of them', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024`);
+    await page.waitForSelector('[data-testid=m-min-gpus]');
+    const options = await page.locator('#f-model option').evaluateAll((os) => os.map((o) => o.value));
+    for (const id of ['qwen3-30b-a3b', 'qwen3-235b-a22b', 'gpt-oss-20b', 'gpt-oss-120b', 'gemma3-27b', 'llama4-scout',
+      'llama4-maverick', 'kimi-k2', 'nemotron-h-56b']) expect(options).toContain(id);
+    await page.selectOption('#f-model', 'nemotron-h-56b');
+    await page.waitForFunction(() => /model=nemotron-h-56b/.test(location.hash));
+    await page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 20000 });
+    await context.close();
+  });
+
   it('the 405B example, priced for torchtitan, launches in torchtitan and in Megatron-Core after one click', async () => {
     const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
     await page.waitForSelector('table.gallery');
