@@ -122,12 +122,14 @@ LayerShares layer_shares(const ModelSpec& model) {
   return s;
 }
 
-static double mamba_inner(const MambaSpec& m) { return double(m.heads) * m.head_dim; }
+double mamba_inner_width(const MambaSpec& m) { return double(m.heads) * m.head_dim; }
+
+double mamba_conv_channels(const MambaSpec& m) { return mamba_inner_width(m) + 2.0 * m.groups * m.state; }
 
 double mamba_params_per_layer(const ModelSpec& model) {
   if (!model.mamba) return 0.0;
   const MambaSpec& m = *model.mamba;
-  const double h = model.hidden, d_inner = mamba_inner(m), bc = 2.0 * m.groups * m.state;
+  const double h = model.hidden, d_inner = mamba_inner_width(m), bc = 2.0 * m.groups * m.state;
   const double in_proj = h * (2.0 * d_inner + bc + m.heads);
   const double conv = (d_inner + bc) * (m.conv_kernel + 1.0);
   return in_proj + conv + 3.0 * m.heads + d_inner + d_inner * h + h;
@@ -136,7 +138,7 @@ double mamba_params_per_layer(const ModelSpec& model) {
 double mamba_forward_flops(const ModelSpec& model, double tokens) {
   if (!model.mamba) return 0.0;
   const MambaSpec& m = *model.mamba;
-  const double h = model.hidden, d_inner = mamba_inner(m);
+  const double h = model.hidden, d_inner = mamba_inner_width(m);
   return 2.0 * tokens * h * (2.0 * d_inner + 2.0 * m.groups * m.state + m.heads) +
          7.0 * tokens * d_inner * m.state + 2.0 * tokens * d_inner * h;
 }

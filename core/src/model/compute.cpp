@@ -192,8 +192,8 @@ void add_mamba(const LayerContext& c, LinearLayers& l) {
   if (!model.mamba) return;
   const MambaSpec& m = *model.mamba;
   const double tokens = c.tokens, h = c.h, t = c.t;
-  const double d_inner = double(m.heads) * m.head_dim;
-  const double in_width = 2.0 * d_inner + 2.0 * m.groups * m.state + m.heads;
+  const double d_inner = mamba_inner_width(m);
+  const double in_width = d_inner + mamba_conv_channels(m) + m.heads;  // z, x·B·C, dt
   add(l.gemms, time_gemms({{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.device, c.scenario.training.precision));
   l.linear_inputs += h + d_inner / t;
   l.linear_outputs += in_width / t + h;
@@ -300,8 +300,7 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
     const ModelSpec& model = c.scenario.model;
     if (model.mamba && c.shares.mamba > 0) {
       const MambaSpec& m = *model.mamba;
-      const double d_inner = double(m.heads) * m.head_dim;
-      const double bytes = c.tokens * 2.0 * (3.0 * d_inner + 2.0 * m.groups * m.state + m.heads) / c.t;
+      const double bytes = c.tokens * 2.0 * (2.0 * mamba_inner_width(m) + mamba_conv_channels(m) + m.heads) / c.t;
       const double a2a = c.shares.mamba * all_to_all_s(bytes, cp_group, c.device.gpu);
       lt.cp_forward_s += a2a;
       lt.cp_backward_s += a2a;
@@ -353,7 +352,7 @@ void set_mamba_kernels(const LayerContext& c, LayerTimes& lt) {
   if (!model.mamba || c.shares.mamba <= 0) return;
   const MambaSpec& m = *model.mamba;
   const double heads_local = double(m.heads) / c.t;
-  const double channels = (double(m.heads) * m.head_dim + 2.0 * m.groups * m.state) / c.t;
+  const double channels = mamba_conv_channels(m) / c.t;
   const double bytes = c.tokens * 8.0 * channels;
   lt.memory_forward_s += c.shares.mamba * (ssd_scan_forward_s(c.tokens, heads_local, m.head_dim, m.state, m.chunk, c.device) +
                                            stream_s(bytes, c.device));

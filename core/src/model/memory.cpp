@@ -62,10 +62,10 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
     // (x, B, C), the scan's output y, the chunk states the SSD backward reads (H·P·N per chunk
     // of Q tokens), the gated norm's input and out_proj's input (Dao & Gu 2024 §7).
     const MambaSpec& mb = *m.mamba;
-    const double d_inner = double(mb.heads) * mb.head_dim, bc = 2.0 * mb.groups * mb.state;
-    const double states = double(mb.heads) * mb.head_dim * mb.state / mb.chunk;
-    split += shares.mamba * (2.0 * (2.0 * d_inner + bc + mb.heads) + 2.0 * (d_inner + bc) + 2.0 * d_inner +
-                             2.0 * states + 2.0 * d_inner + linear_input * d_inner) / h;
+    const double d_inner = mamba_inner_width(mb), conv = mamba_conv_channels(mb);
+    const double states = d_inner * mb.state / mb.chunk;
+    split += shares.mamba * (2.0 * (d_inner + conv + mb.heads) + 2.0 * conv + 2.0 * d_inner + 2.0 * states +
+                             2.0 * d_inner + linear_input * d_inner) / h;
   }
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
   // gradient) and the k expert outputs before the probability-weighted combine (kept for the

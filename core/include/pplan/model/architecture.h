@@ -82,6 +82,11 @@ struct LayerShares {
 };
 LayerShares layer_shares(const ModelSpec& model);
 
+/// A Mamba-2 mixer's inner width d_inner = heads · head_dim, and its conv's channels
+/// d_inner + 2·G·N (x, B and C).
+double mamba_inner_width(const MambaSpec& m);
+double mamba_conv_channels(const MambaSpec& m);
+
 /// Weights of one Mamba-2 mixer layer (Dao & Gu 2024 §7; Megatron's MambaMixer): in_proj
 /// h·(2·d_inner + 2·G·N + H), the causal conv (d_inner + 2·G·N)·(k + 1), dt bias, A and D (H
 /// each), the gated RMSNorm (d_inner), out_proj d_inner·h, and the layer's norm (h).
