@@ -129,7 +129,8 @@ class ByteReader {
 /// The first five take a scenario; presets and version take none.
 const char* const kCommands[] = {"evaluate", "plan", "launch", "explain", "report", "presets", "version"};
 const char* const kModels[] = {"gpt3-175b", "llama3-8b", "llama3-70b", "llama3-405b", "megatron-1t",
-                               "deepseek-v3", "no-such-model"};
+                               "deepseek-v3", "no-such-model", "gemma3-27b", "gpt-oss-120b", "nemotron-h-56b",
+                               "llama4-maverick", "qwen3-235b-a22b"};
 const char* const kGpus[] = {"a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "no-such-gpu"};
 const char* const kRecomputes[] = {"none", "selective", "full"};
 const char* const kFormats[] = {"megatron", "slurm", "env", "torchtitan", "deepspeed", "nemo",
@@ -155,10 +156,36 @@ json built_scenario(ByteReader& in) {
                   {"shared_experts", in.count(4) % 5},
                   {"expert_ffn_hidden", in.count(1 << 16)},
                   {"dense_layers", in.count(8) % 9}};
+      if (in.flag()) m["moe"]["every"] = in.count(64);
+      if (in.flag()) m["mtp_layers"] = in.count(16);
+    }
+    // The 2026 model fields (issue #23), at their bounds and past them.
+    if (in.flag()) {
+      const char* const activations[] = {"gelu", "swiglu", "geglu", "squared_relu"};
+      m["activation"] = activations[in.byte() % 4];
+      if (in.flag()) m["head_dim"] = in.count(1 << 17);
+      if (in.flag()) m["qk_norm"] = in.flag();
+      if (in.flag()) m["linear_bias"] = in.flag();
+      if (in.flag()) m["attention_sinks"] = in.flag();
+      if (in.flag()) {
+        m["local_attention"] = {{"tokens", in.count(1 << 25)}, {"global_every", in.count(64)}, {"chunked", in.flag()}};
+      }
+      if (in.flag()) {
+        // A hybrid pattern of the model's length (or not), from M, * and -.
+        const long long layers = m["layers"].get<long long>();
+        std::string pattern;
+        const long long length = in.flag() ? layers : in.count(64);
+        for (long long i = 0; i < std::min(length, 4096LL); ++i) pattern += "M*-"[in.byte() % 3];
+        m["hybrid_pattern"] = pattern;
+        if (in.flag()) {
+          m["mamba"] = {{"heads", in.count(1024)}, {"head_dim", in.count(1 << 17)}, {"state", in.count(1 << 17)},
+                        {"groups", in.count(64)}, {"chunk", in.count(1 << 17)}};
+        }
+      }
     }
     s["model"] = m;
   } else {
-    s["model"] = kModels[in.byte() % 7];
+    s["model"] = kModels[in.byte() % (sizeof(kModels) / sizeof(kModels[0]))];
   }
   s["cluster"] = {{"gpu", kGpus[in.byte() % 6]},
                   {"gpus", in.count(1 << 21)},
