@@ -77,10 +77,9 @@ int first_moe_layer(const ModelSpec& model) {
   return ((first + 1 + every - 1) / every) * every - 1;  // the first i >= first with (i+1) % every == 0
 }
 
-int first_dense_layer(const ModelSpec& model) {
-  for (int i = 0; i < model.layers; ++i) {
-    if (!is_moe_layer(model, i)) return i;
-  }
+int first_dense_layer(const ModelSpec&) {
+  // Layer 0 is dense unless every layer holds experts (dense_layers 0 and every 1), and then
+  // layer 0 stands in for a dense layer the model does not have: 0 either way, in O(1).
   return 0;
 }
 
