@@ -112,7 +112,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                        "sliding window of " + num(local.tokens) + " keys"});
     if (local.global_every > 0) {
       m.flags.push_back({"--window-attn-skip-freq", num(local.global_every),
-                         "every " + num(local.global_every) + "th layer global"});
+                         "one global layer in every " + num(local.global_every)});
     }
   }
   if (model.mtp_layers > 0) {
