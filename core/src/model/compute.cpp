@@ -239,7 +239,7 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double dropout = model.dropout ? 1.0 : 0.0;
   // Per block: its norm 4h and residual add 6h; a transformer layer has two blocks.
-  const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+  const double blocks = c.shares.blocks();
   const double replicated_bytes = (10.0 * blocks + (c.shares.attention + c.shares.mlp) * dropout) * h;
   double split_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * l.active_mlp_width;
   if (!model.learned_positions) split_bytes += c.shares.attention * 4.0 * (c.q_width + c.kv_width);
@@ -272,7 +272,7 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, domain_gpus, Axis::kTp);
     // One all-reduce per block (a transformer layer's attention and MLP: two).
-    const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+    const double blocks = c.shares.blocks();
     const double per_pass = blocks * all_reduce_s(c.messages.tp_bytes, tp_group, c.device.gpu);
     collectives_per_pass += (c.sp ? 2.0 : 1.0) * blocks;
     if (c.sp && c.scenario.training.tp_comm_overlap) {
@@ -322,7 +322,7 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
 void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt) {
   const TrainingSpec& training = c.scenario.training;
   // The framework's count is a transformer layer's (two blocks); a hybrid layer holds one.
-  const double blocks = c.shares.attention + c.shares.mlp + c.shares.mamba;
+  const double blocks = c.shares.blocks();
   const double kernels = (kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0)) * blocks / 2.0 +
                          (c.moe ? 8.0 : 0.0);
   const Calibration& cal = c.scenario.calibration;
@@ -365,19 +365,13 @@ void set_mamba_kernels(const LayerContext& c, LayerTimes& lt) {
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
                        GemmMemo* gemm_memo) {
   const LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
-  LinearLayers linear;
-  if (c.shares.attention == 1 && c.shares.mlp == 1 && c.shares.mamba == 0) {
-    add_attention_projections(c, linear);
-    add_mlp(c, linear);
-  } else {
-    LinearLayers attention, mlp, mamba;
-    add_attention_projections(c, attention);
-    add_mlp(c, mlp);
-    add_mamba(c, mamba);
-    add_share(linear, attention, c.shares.attention);
-    add_share(linear, mlp, c.shares.mlp);
-    add_share(linear, mamba, c.shares.mamba);
-  }
+  LinearLayers attention, mlp, mamba, linear;
+  add_attention_projections(c, attention);
+  add_mlp(c, mlp);
+  add_mamba(c, mamba);
+  add_share(linear, attention, c.shares.attention);
+  add_share(linear, mlp, c.shares.mlp);
+  add_share(linear, mamba, c.shares.mamba);
   LayerTimes lt;
   lt.gemm_forward_s = linear.gemms.forward_s;
   lt.gemm_backward_s = linear.gemms.backward_s;

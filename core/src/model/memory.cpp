@@ -29,8 +29,7 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   // the attention block and of the MLP (2 each), the dropout masks. A hybrid's average layer
   // holds each block by its share (layer_shares): one norm input and one block input each.
   const LayerShares shares = layer_shares(m);
-  const double blocks = shares.attention + shares.mlp + shares.mamba;
-  double replicated = (2.0 + linear_input) * blocks + (shares.attention + shares.mlp) * dropout;
+  double replicated = (2.0 + linear_input) * shares.blocks() + (shares.attention + shares.mlp) * dropout;
   double split = 0;  // divided over TP
   if (m.mla) {
     // MLA: the latents feeding the up-projections (and their norms) are per token, not per

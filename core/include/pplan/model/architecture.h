@@ -79,6 +79,9 @@ struct LayerShares {
   double attention = 1;
   double mlp = 1;
   double mamba = 0;
+  /// Blocks an average layer holds (each with its norm, residual add and TP all-reduce): 2 for
+  /// a transformer layer, 1 for a hybrid's.
+  double blocks() const { return attention + mlp + mamba; }
 };
 LayerShares layer_shares(const ModelSpec& model);
 
