@@ -98,8 +98,12 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   const ModelSpec& m = scenario.model;
   const int pp = parallel.pp;
   const double t = parallel.tp;
-  const int layers = split.layers_on_stage(stage, pp);
-  const int moe_layers = moe_layers_on_stage(m, split, stage, pp);
+  // Multi-token prediction modules on the last stage (Megatron places them there) are layers of
+  // the last layer's kind, plus their 2h -> h projection and three norms; embedding and head
+  // shared.
+  const int mtp = mtp_layers_on_stage(m, stage, pp);
+  const int layers = split.layers_on_stage(stage, pp) + mtp;
+  const int moe_layers = moe_layers_with_mtp(m, split, stage, pp);
   const int dense_layers = layers - moe_layers;
 
   StageParams out;
@@ -117,22 +121,7 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
     out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
     params += moe_layers * (moe.shared_experts * expert / t + router_params(m));
   }
-  // Multi-token prediction on the last stage (Megatron places it there): each module a layer of
-  // the last layer's kind, its 2h -> h projection and three norms; embedding and head shared.
-  const int mtp = mtp_layers_on_stage(m, stage, pp);
-  if (mtp > 0) {
-    const int last = m.layers - 1;
-    params += mtp * (attention_params_per_layer(m) / t + norm_params_per_layer(m) +
-                     2.0 * double(m.hidden) * m.hidden / t + 3.0 * m.hidden);
-    if (is_moe_layer(m, last)) {
-      const MoeSpec& moe = *m.moe;
-      const double expert = expert_params(m);
-      out.expert += mtp * double(moe.experts) / parallel.ep * expert / t;
-      params += mtp * (moe.shared_experts * expert / t + router_params(m));
-    } else {
-      params += mtp * dense_mlp_params_per_layer(m) / t;
-    }
-  }
+  params += mtp * (2.0 * double(m.hidden) * m.hidden / t + 3.0 * m.hidden);
   const double layer_params = params;
   if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
   // The last stage holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
