@@ -4,7 +4,7 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, typed } from '../state/scenario.js';
+import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, specToState, typed } from '../state/scenario.js';
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
@@ -19,16 +19,8 @@ function specValue(spec, key) {
   return v === undefined || v === null ? '' : String(v);
 }
 
-/** The engine's imported model as an editable custom spec (numbers as the text fields hold them). */
-function importedModel(model) {
-  const spec = {};
-  for (const [k, v] of Object.entries(model)) {
-    if (k === 'moe' || k === 'local_attention' || k === 'mamba') spec[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, typeof mv === 'number' ? String(mv) : mv])) : null;
-    else spec[k] = typeof v === 'number' ? String(v) : v;
-  }
-  if (!('moe' in spec)) spec.moe = null;
-  return spec;
-}
+/** The engine's imported model as an editable custom spec (a dense model says so: moe null). */
+const importedModel = (model) => ({ moe: null, ...specToState(model) });
 
 const defaultHint = (key) => `${SCENARIO_DEFAULTS[key]} (default)`;
 

@@ -3,7 +3,7 @@
 // else is sent as typed so the engine names the field and says what is wrong (one validator, in
 // C++, for the CLI and the page alike). Scenario fields left empty take SCENARIO_DEFAULTS.
 
-import { EXTRA_FIELDS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
+import { EXTRA_FIELDS, MODEL_BLOCKS, SCENARIO_KEYS, emptyState, liftReportFields, UI_DEFAULTS } from './url.js';
 import { parseQuantity } from './quantity.js';
 
 /**
@@ -50,8 +50,6 @@ export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
 export const MAMBA_FIELDS = ['heads', 'head_dim', 'state', 'groups', 'conv_kernel', 'chunk'];
 /** Model fields that are true or false (the form's select says 'true' or 'false'). */
 export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sinks', 'chunked', 'tied_embeddings', 'dropout', 'learned_positions']);
-/** A model's nested blocks (each a flat object; null or all-empty: none). */
-const MODEL_BLOCKS = ['moe', 'local_attention', 'mamba'];
 export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset', 'hybrid_pattern']);
 
@@ -131,7 +129,8 @@ export function toScenario(state) {
 
 const str = (v) => (v === undefined || v === null ? '' : String(v));
 
-function specToState(spec) {
+/** A spec as the form holds it: numbers as the text fields show them, nested blocks likewise. */
+export function specToState(spec) {
   const out = {};
   for (const [k, v] of Object.entries(spec)) {
     if (MODEL_BLOCKS.includes(k)) out[k] = v ? Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, str(mv)])) : null;

@@ -177,8 +177,8 @@ function checkValue(key, v) {
   return v;
 }
 
-/** A model's nested blocks, each a flat object of primitives (or null). */
-const MODEL_BLOCKS = new Set(['moe', 'mla', 'local_attention', 'mamba']);
+/** A model's nested blocks, each a flat object of primitives (or null): links carry them and the form edits them. */
+export const MODEL_BLOCKS = ['moe', 'mla', 'local_attention', 'mamba'];
 
 /** A custom model or GPU: a flat object of primitives (a model may have flat moe, mla and local_attention blocks). */
 function checkSpec(key, v) {
@@ -186,7 +186,7 @@ function checkSpec(key, v) {
   if (!isPlainObject(v)) throw new LinkError('corrupt', `link field ${key} is malformed`);
   const out = {};
   for (const [k, val] of Object.entries(v)) {
-    if (key === 'model' && MODEL_BLOCKS.has(k) && (val === null || isPlainObject(val))) {
+    if (key === 'model' && MODEL_BLOCKS.includes(k) && (val === null || isPlainObject(val))) {
       if (val && !Object.values(val).every(isPrimitive)) throw new LinkError('corrupt', `link field model.${k} is malformed`);
       out[k] = val ? { ...val } : null;
     } else if (isPrimitive(val)) {
