@@ -125,4 +125,10 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
 /// Decimal integer text.
 std::string num(long long value);
 
+/// One entry per layer, `expert` where the layer holds experts (architecture.h is_moe_layer),
+/// else `dense`, joined by `separator`: Megatron's and NeMo's moe_layer_freq lists, DeepSpeed's
+/// --num-experts list.
+std::string per_layer_experts(const ModelSpec& model, std::string_view expert, std::string_view dense,
+                              std::string_view separator);
+
 }  // namespace pplan::detail

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "detail_launch.h"
+#include "pplan/model/architecture.h"
 #include "pplan/diagnostics.h"
 #include "pplan/launch/layout.h"
 #include "pplan/framework/framework.h"
@@ -22,6 +23,16 @@ namespace pplan {
 namespace detail {
 
 std::string num(long long value) { return std::to_string(value); }
+
+std::string per_layer_experts(const ModelSpec& model, std::string_view expert, std::string_view dense,
+                              std::string_view separator) {
+  std::string out;
+  for (int layer = 0; layer < model.layers; ++layer) {
+    if (layer > 0) out += separator;
+    out += is_moe_layer(model, layer) ? expert : dense;
+  }
+  return out;
+}
 
 std::vector<EnvVar> environment(const LaunchFacts& f) {
   using K = EnvVar::Kind;

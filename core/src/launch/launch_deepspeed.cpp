@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "detail_launch.h"
-#include "pplan/model/architecture.h"
 
 namespace pplan::detail {
 
@@ -113,12 +112,9 @@ std::string deepspeed_script(const Scenario& scenario, const Estimate& plan, con
     // DeepSpeed-MoE (megatron/arguments.py; megatron/model/transformer.py
     // get_num_experts_per_layer): one expert count per layer at --expert-interval 1.
     const MoeSpec& moe = *model.moe;
-    std::string experts = num(moe.experts);
-    if (moe.dense_layers > 0 || moe.every > 1) {
-      experts.clear();
-      for (int layer = 0; layer < model.layers; ++layer)
-        experts += (layer ? " " : "") + num(is_moe_layer(model, layer) ? moe.experts : 1);
-    }
+    const std::string experts = moe.dense_layers > 0 || moe.every > 1
+                                    ? per_layer_experts(model, num(moe.experts), "1", " ")
+                                    : num(moe.experts);
     line("--num-experts " + experts + " --expert-interval 1 --topk " + num(moe.top_k));
     line("--moe-expert-parallel-size " + num(p.ep));
     // pplan prices every routed token: no capacity limit, so nothing is dropped.

@@ -59,9 +59,7 @@ std::string moe_layer_pattern(const ModelSpec& model) {
   if (dense == 0 && model.layers % every == 0) {
     return "\"(" + period + "*" + num(model.layers / every) + ")\"";
   }
-  std::string list = "[";
-  for (int i = 0; i < model.layers; ++i) list += std::string(i ? "," : "") + (is_moe_layer(model, i) ? "1" : "0");
-  return "\"" + list + "]\"";
+  return "\"[" + per_layer_experts(model, "1", "0", ",") + "]\"";
 }
 
 /// The Megatron-Core release every generated script needs: core_v0.14 lacks --ckpt-format

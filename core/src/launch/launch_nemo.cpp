@@ -142,9 +142,7 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
           moe.shared_experts > 0 ? num(1LL * moe.shared_experts * moe.expert_ffn_hidden) : "None");
       std::string freq = "1";
       if (moe.every > 1) {
-        freq = "[";
-        for (int i = 0; i < model.layers; ++i) freq += std::string(i ? ", " : "") + (is_moe_layer(model, i) ? "1" : "0");
-        freq += "]";
+        freq = "[" + per_layer_experts(model, "1", "0", ", ") + "]";
       } else if (moe.dense_layers > 0) {
         freq = "[0] * " + num(moe.dense_layers) + " + [1] * " + num(model.layers - moe.dense_layers);
       }
