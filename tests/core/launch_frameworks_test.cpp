@@ -270,6 +270,17 @@ TEST(TorchtitanLaunch, CurrentTorchtitanHasNoExpertTensorParallel) {
   EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.no_expert_tp"));
   // TOML era: expert_tensor_parallel_degree = tp is supported (parallel_dims.py: ETP = TP or 1).
   EXPECT_TRUE(contains(text_of(s, "torchtitan-toml"), "expert_tensor_parallel_degree = 2"));
+  // Expert TP 1 under TP 2 is what current torchtitan runs: EP over dp_shard·cp·tp = 64 ranks
+  // (b5bcd76c parallel_dims.py:187), and TOML-era torchtitan as expert_tensor_parallel_degree 1.
+  json folded = s;
+  folded["parallel"]["etp"] = 1;
+  EXPECT_FALSE(refused_with(folded, "torchtitan", "torchtitan.no_expert_tp"));
+  EXPECT_TRUE(contains(text_of(folded, "torchtitan"), "p.expert_parallel_degree = 8"));
+  EXPECT_TRUE(contains(text_of(folded, "torchtitan-toml"), "expert_tensor_parallel_degree = 1"));
+  // Megatron and NeMo carry it as --expert-tensor-parallel-size / expert_tensor_parallel_size.
+  folded["training"]["framework"] = "megatron-core";
+  EXPECT_TRUE(contains(text_of(folded, "megatron"), "--expert-tensor-parallel-size 1")) << text_of(folded, "megatron");
+  EXPECT_TRUE(contains(text_of(folded, "nemo"), "trainer.strategy.expert_tensor_parallel_size = 1"));
 }
 
 TEST(TorchtitanLaunch, ContextParallelExchangesKvInARing) {

@@ -11,11 +11,11 @@
 #include "../support/scenario_files.h"
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
-#include "pplan/report/design_report.h"
 #include "pplan/model/estimate.h"
-#include "pplan/report/explain.h"
 #include "pplan/model/memory.h"
 #include "pplan/model/placement.h"
+#include "pplan/report/design_report.h"
+#include "pplan/report/explain.h"
 #include "pplan/search/search.h"
 
 namespace pplan {
@@ -63,18 +63,18 @@ TEST(MoeParams, MixtralActiveMatchesTheHandCountAndThePublished12_9B) {
 // q down 7168→1536 (+ norm), q up 1536→128·192, kv down 7168→512+64 (+ norm), kv up
 // 512→128·(128 + 128), output 128·128→7168.
 constexpr double kDsH = 7168;
-constexpr double kDsMla = kDsH * 1536 + 1536.0 * 128 * 192 + 1536 + kDsH * 576 + 512.0 * 128 * 256 + 512 +
-                          128.0 * 128 * kDsH;
+constexpr double kDsMla = kDsH * 1536 + 1536.0 * 128 * 192 + 1536 + kDsH * 576 + 512.0 * 128 * 256 +
+                          512 + 128.0 * 128 * kDsH;
 
 TEST(MoeParams, DeepSeekV3CountsMlaExactly) {
   const ModelSpec model = load_presets().models.at("deepseek-v3");
   // DeepSeek-AI 2024: 671B total, 37B activated (36.7B + the 0.9B embedding... as published).
   const double h = kDsH, expert = 3 * h * 2048;
   const double attention_norms = kDsMla + 2 * h;
-  const double total = 61 * attention_norms + 3 * 3 * h * 18432 + 58 * (257 * expert + h * 256) +
-                       2 * 129280 * h + h;
-  const double active = 61 * attention_norms + 3 * 3 * h * 18432 + 58 * (9 * expert + h * 256) +
-                        2 * 129280 * h + h;
+  const double total =
+      61 * attention_norms + 3 * 3 * h * 18432 + 58 * (257 * expert + h * 256) + 2 * 129280 * h + h;
+  const double active =
+      61 * attention_norms + 3 * 3 * h * 18432 + 58 * (9 * expert + h * 256) + 2 * 129280 * h + h;
   EXPECT_NEAR(kDsMla / 187.1e6, 1.0, 0.001);
   EXPECT_DOUBLE_EQ(total_params(model, 4096), total);
   EXPECT_DOUBLE_EQ(active_params(model, 4096), active);
@@ -86,7 +86,8 @@ TEST(MoeFlops, ModelFlopsCountActiveExpertsOnly) {
   // One 4096-token sequence: per layer 2·T·(attention + 2 experts + router) + 4·T·s·h; LM head
   // 2·T·h·V; training = 3 × forward.
   const double T = 4096;
-  const double layer = 2 * T * (kMixtralAttention + 2 * kMixtralExpert + kMixtralRouter) + 4 * T * T * kH;
+  const double layer =
+      2 * T * (kMixtralAttention + 2 * kMixtralExpert + kMixtralRouter) + 4 * T * T * kH;
   const double want = 3 * (32 * layer + 2 * T * kH * kV);
   EXPECT_DOUBLE_EQ(model_flops_per_step(mixtral().model, 4096, 1), want);
 }
@@ -169,8 +170,96 @@ TEST(MoeMemory, DeepSeekV3StageTwoHoldsTheMostExperts) {
 TEST(MoePlacement, EpMustDivideExpertsAndDpTimesCp) {
   const Scenario s = mixtral();
   EXPECT_TRUE(has_code(evaluate(s, config(1, 1, 64, 16)), "plan.ep_not_divisible"));  // 8 % 16
-  EXPECT_TRUE(has_code(evaluate(mixtral(48), config(4, 1, 12, 8)), "plan.ep_not_divisible"));  // 12 % 8
+  EXPECT_TRUE(
+      has_code(evaluate(mixtral(48), config(4, 1, 12, 8)), "plan.ep_not_divisible"));  // 12 % 8
   EXPECT_FALSE(has_code(evaluate(s, config(1, 1, 64, 8)), "plan.ep_not_divisible"));
+}
+
+// Expert tensor parallelism apart from TP (Megatron-Core MoE parallel folding, arXiv 2504.14960):
+// the expert part of a stage is etp × ep × expert-DP over the same tp·cp·dp GPUs.
+TEST(MoeFolding, ExpertTpOneUnderTpTwoKeepsWholeExpertsAndShardsOverTheRest) {
+  const Scenario s = mixtral();  // 64 GPUs
+  ParallelConfig p = config(2, 1, 32, 8);
+  p.etp = 1;
+  const StageSplit split = split_layers(32, 1);
+  const StageParams params = stage_params_per_gpu(s, p, split, 0);
+  // 8 experts / ep 8 = 1 whole expert per GPU (etp 1), against half of one at etp = tp = 2.
+  EXPECT_DOUBLE_EQ(params.expert, 32 * 1 * kMixtralExpert);
+  // expert-DP = tp·cp·dp / (etp·ep) = 2·1·32 / (1·8) = 8.
+  EXPECT_EQ(expert_dp(p), 8);
+  p.zero = 1;
+  const StageMemory mem = stage_memory(s, p, split, 0);
+  EXPECT_DOUBLE_EQ(mem.optimizer_bytes, 12.0 * (params.dense / 32 + params.expert / 8));
+  // EP follows expert-TP on the expert grid: stride etp = 1, so the 8 EP ranks share a node.
+  const GroupPlacement ep_group = place_group(p, 8, Axis::kEp);
+  EXPECT_EQ(ep_group.stride, 1);
+  EXPECT_EQ(ep_group.nodes, 1);
+  EXPECT_FALSE(has_code(evaluate(s, p), "plan.ep_spans_nodes"));
+  EXPECT_TRUE(
+      has_code(evaluate(s, config(2, 1, 32, 8)), "plan.ep_spans_nodes"));  // etp 2: stride 2
+}
+
+TEST(MoeFolding, TheExpertGridMustTileAStageAndTheExpertWidth) {
+  const Scenario s = mixtral();
+  ParallelConfig p = config(1, 1, 64, 8);
+  p.etp = 16;  // etp·ep = 128 does not divide tp·cp·dp = 64
+  EXPECT_TRUE(has_code(evaluate(s, p), "plan.ep_not_divisible"));
+  p.etp = 3;  // 14336 % 3 != 0 (and 24 does not divide 64)
+  EXPECT_TRUE(has_code(evaluate(s, p), "plan.etp_not_divisible"));
+  p.etp = 8;  // 8·8 = 64 divides 64; 14336 / 8 = 1792
+  EXPECT_FALSE(has_code(evaluate(s, p), "plan.ep_not_divisible"));
+  EXPECT_FALSE(has_code(evaluate(s, p), "plan.etp_not_divisible"));
+}
+
+TEST(MoeFolding, ExpertTpGathersTheDispatchedCopiesAndEtpOneDoesNot) {
+  // Mixtral on 64 H100, tp 2 (SP), ep 8, s 4096, b 1: each GPU sends its 4096/2 tokens' top-2
+  // copies, 2048·2·4096·2 = 33,554,432 bytes per all-to-all; expert-TP 2 then all-gathers the
+  // copies of its pair before the experts and reduce-scatters after, each a ring phase over the
+  // 2·33,554,432-byte gathered buffer (comm.h reduce_scatter_s). At etp 1 those two are gone.
+  const Scenario s = mixtral();
+  const ParallelConfig with_etp = config(2, 1, 32, 8);
+  ParallelConfig without = with_etp;
+  without.etp = 1;
+  const double a2a_bytes = 2048.0 * 2 * 4096 * 2;
+  EXPECT_DOUBLE_EQ(message_sizes(s, with_etp).ep_bytes, a2a_bytes);
+  const GpuSpec& gpu = s.cluster.gpu;
+  const LayerTimes folded = layer_times(s, without, 0);
+  const LayerTimes gathered = layer_times(s, with_etp, 0);
+  EXPECT_DOUBLE_EQ(folded.ep_forward_s,
+                   2.0 * all_to_all_s(a2a_bytes, place_group(without, 8, Axis::kEp), gpu));
+  EXPECT_DOUBLE_EQ(gathered.ep_forward_s,
+                   2.0 * all_to_all_s(a2a_bytes, place_group(with_etp, 8, Axis::kEp), gpu) +
+                       2.0 * reduce_scatter_s(2.0 * a2a_bytes, place_ranks(1, 2, 8), gpu));
+  // The routed experts run the same FLOPs either way: at etp 1 each GPU holds whole experts
+  // and gets half the rows.
+  EXPECT_GT(gathered.ep_forward_s, folded.ep_forward_s);
+}
+
+TEST(MoeFolding, SearchTriesExpertTpOneWhenTpIsFree) {
+  const Scenario s = mixtral();
+  EXPECT_TRUE(searches_expert_tp(s));
+  SearchOptions options;
+  options.top = 50;
+  const SearchResult r = search(s, options);
+  const bool folded = std::any_of(r.plans.begin(), r.plans.end(), [](const Estimate& e) {
+    return e.parallel.tp > 1 && expert_tp(e.parallel) == 1;
+  });
+  EXPECT_TRUE(folded);
+  // A pinned tp keeps expert TP = tp, Megatron's default.
+  const Scenario pinned =
+      scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":64},
+      "training":{"seq_len":4096,"global_batch":512},"parallel":{"tp":2}})");
+  EXPECT_FALSE(searches_expert_tp(pinned));
+}
+
+TEST(MoeFolding, EtpOnADenseModelIsRefusedAtParse) {
+  try {
+    scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":8},
+        "training":{"seq_len":4096,"global_batch":8},"parallel":{"etp":1}})");
+    FAIL() << "etp on a dense model was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/parallel/etp"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MoePlacement, EpOnADenseModelIsAnError) {
@@ -232,12 +321,16 @@ TEST(MoeSearch, CoversEpAndRespectsItsRules) {
   options.top = 50;
   const auto start = std::chrono::steady_clock::now();
   const SearchResult r = search(s, options);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(r.plans.empty());
   bool some_ep = false;
   for (const Estimate& e : r.plans) {
     EXPECT_EQ(8 % e.parallel.ep, 0);
-    EXPECT_EQ((e.parallel.dp * e.parallel.cp) % e.parallel.ep, 0);
+    // Parallel folding: etp·ep tiles a stage's tp·cp·dp GPUs.
+    EXPECT_EQ(
+        (e.parallel.tp * e.parallel.cp * e.parallel.dp) % (expert_tp(e.parallel) * e.parallel.ep),
+        0);
     some_ep = some_ep || e.parallel.ep > 1;
   }
   EXPECT_TRUE(some_ep);
@@ -270,9 +363,10 @@ TEST(DeepSeekV3, PublishedLayoutFitsOnH800AndIsExplained) {
   // 64 ranks over H800 nodes of 8: the group spans 8 NVLink domains, 56/64 of it off-node.
   EXPECT_NE(step4.find("8 NVLink domains"), std::string::npos) << step4;
   EXPECT_NE(step4.find("56/64"), std::string::npos) << step4;
-  std::printf("[ DeepSeek-V3 ] step %.2f s, MFU %.3f (fp8 peak), %.1f days for 14.8T tokens "
-              "(published: 2.664M H800-hours = %.1f days on 2048 GPUs)\n",
-              best.step_time_s, best.mfu, best.days_to_train, 2.664e6 / 2048 / 24);
+  std::printf(
+      "[ DeepSeek-V3 ] step %.2f s, MFU %.3f (fp8 peak), %.1f days for 14.8T tokens "
+      "(published: 2.664M H800-hours = %.1f days on 2048 GPUs)\n",
+      best.step_time_s, best.mfu, best.days_to_train, 2.664e6 / 2048 / 24);
 }
 
 TEST(LongContext, CpSplitsActivationsBySequence) {
@@ -313,8 +407,10 @@ TEST(LongContext, Llama3At128kFitsAndItsMfuIsWithin15PercentOf38) {
   const Estimate& best = r.plans.front();
   EXPECT_TRUE(best.feasible);
   EXPECT_EQ(best.parallel.cp, 16);
-  std::printf("[ Llama 3 128K ] predicted MFU %.4f causal (%.4f full; published 0.38), vpp %d, step %.2f s\n",
-              best.mfu_causal, best.mfu, best.parallel.vpp, best.step_time_s);
+  std::printf(
+      "[ Llama 3 128K ] predicted MFU %.4f causal (%.4f full; published 0.38), vpp %d, step %.2f "
+      "s\n",
+      best.mfu_causal, best.mfu, best.parallel.vpp, best.step_time_s);
   EXPECT_NEAR(best.mfu / 0.38, 1.0, 0.15);
   EXPECT_LT(best.mfu_causal, best.mfu);
 }

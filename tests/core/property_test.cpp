@@ -107,7 +107,7 @@ void collect_non_finite(const ordered_json& value, const std::string& path, std:
 std::string describe(const json& scenario, const ParallelConfig& p) {
   return scenario.dump() + " with tp " + std::to_string(p.tp) + " pp " + std::to_string(p.pp) +
          " dp " + std::to_string(p.dp) + " cp " + std::to_string(p.cp) + " ep " + std::to_string(p.ep) +
-         " vpp " + std::to_string(p.vpp) + " mb " + std::to_string(p.micro_batch) + " sp " +
+         " etp " + std::to_string(expert_tp(p)) + " vpp " + std::to_string(p.vpp) + " mb " + std::to_string(p.micro_batch) + " sp " +
          std::to_string(p.sequence_parallel) + " recompute " + recompute_name(p.recompute) + " zero " +
          std::to_string(p.zero);
 }
@@ -494,7 +494,8 @@ TEST(HugeInputs, CapIsHonouredExactlyForASmallBudget) {
 // 11 --------------------------------------------------------------------------------------
 // The search is exact over its space: its fastest plan is the fastest of an enumeration that
 // evaluates every configuration one by one (every tp, cp, pp dividing the GPUs; micro-batch
-// dividing B/dp; vpp dividing the even stage; ep dividing the experts and dp·cp; sp;
+// dividing B/dp; vpp dividing the even stage; ep dividing the experts, etp (tp or 1) the
+// expert width, and etp·ep dividing tp·cp·dp; sp;
 // recompute none, selective, or full on k = 1..all layers per chunk; ZeRO 0–3), keeping what
 // fits the usable memory and what the framework runs. Pruning, bounds and the memory parts the
 // search caches may skip work, never a faster plan.
@@ -530,12 +531,20 @@ TEST(Properties, SearchFindsTheFastestPlanOfABruteForceEnumeration) {
           for (int mb : divisors(s.training.global_batch / dp)) {
             for (int vpp : divisors(s.model.layers / pp)) {
               if (vpp > 1 && pp == 1) continue;
+              std::vector<std::pair<int, int>> expert_layouts;  // (ep, etp)
               for (int ep : moe ? divisors(s.model.moe->experts) : std::vector<int>{1}) {
-                if ((1LL * dp * cp) % ep != 0) continue;
+                for (int etp : moe && tp > 1 ? std::vector<int>{tp, 1} : std::vector<int>{tp}) {
+                  if ((1LL * tp * dp * cp) % (1LL * etp * ep) != 0) continue;
+                  if (moe && s.model.moe->expert_ffn_hidden % etp != 0) continue;
+                  expert_layouts.emplace_back(ep, etp);
+                }
+              }
+              for (const auto& [ep, etp] : expert_layouts) {
                 for (int sp = 0; sp <= (tp > 1 ? 1 : 0); ++sp) {
                   for (int zero = 0; zero <= 3; ++zero) {
                     ParallelConfig p;
                     p.tp = tp, p.cp = cp, p.pp = pp, p.dp = dp, p.micro_batch = mb, p.vpp = vpp, p.ep = ep;
+                    p.etp = etp == tp ? 0 : etp;
                     p.sequence_parallel = sp != 0;
                     p.zero = zero;
                     for (Recompute r : {Recompute::kNone, Recompute::kSelective}) {

@@ -208,6 +208,10 @@ struct ParallelConfig {
   int dp = 1;
   int cp = 1;
   int ep = 1;
+  /// Expert tensor parallelism: each routed expert's matrices split over `etp` GPUs; 0 = tp,
+  /// Megatron's default (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960: the expert
+  /// part of a stage is etp × ep × expert-DP over the same tp·cp·dp GPUs; expert_tp()).
+  int etp = 0;
   int vpp = 1;  ///< virtual pipeline stages per rank (interleaved 1F1B when > 1)
   int micro_batch = 1;
   bool sequence_parallel = false;
@@ -221,9 +225,20 @@ struct ParallelConfig {
   int last_stage_layers = 0;
 };
 
+/// The expert tensor-parallel size in effect: etp, or tp when it is not set.
+inline int expert_tp(const ParallelConfig& p) { return p.etp > 0 ? p.etp : p.tp; }
+
+/// Expert data parallelism: the copies of each expert in one stage, tp·cp·dp / (etp·ep)
+/// (Megatron-Core parallel_state: expert_data_parallel_size); at least 1.
+inline long long expert_dp(const ParallelConfig& p) {
+  const long long grid = 1LL * expert_tp(p) * (p.ep > 0 ? p.ep : 1);
+  const long long stage = 1LL * p.tp * p.cp * p.dp;
+  return stage >= grid ? stage / grid : 1;
+}
+
 /// The parts of a strategy the user pinned; everything unset is searched.
 struct ParallelConstraints {
-  std::optional<int> tp, pp, dp, cp, ep, vpp, micro_batch, zero;
+  std::optional<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::optional<int> first_stage_layers, last_stage_layers, recompute_layers;
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;

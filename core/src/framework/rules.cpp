@@ -33,7 +33,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.microbatches = per_step > 0 ? f.global_batch / per_step : 0;
   f.seq_len = scenario.training.seq_len;
   f.tokens_per_step = 1LL * f.global_batch * f.seq_len;
-  f.expert_dp = std::max(1, p.dp * p.cp / std::max(1, p.ep));
+  f.expert_dp = static_cast<int>(expert_dp(p));
   if (scenario.training.token_budget > 0 && f.tokens_per_step > 0) {
     const double steps = scenario.training.token_budget / double(f.tokens_per_step);
     f.train_iters = static_cast<long long>(steps);
@@ -431,13 +431,13 @@ bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
                         {s.model.moe->experts, p.ep})) {
       return true;
     }
-    if ((1LL * p.dp * p.cp) % p.ep != 0 &&
-        sink.add("launch.expert_grid",
-                 "the expert grid expert_tp*ep*pp = {} does not divide the world of {} (ep must "
-                 "divide dp*cp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)",
-                 {1LL * p.tp * p.ep * p.pp, f.world_size})) {
-      return true;
-    }
+  }
+  if (f.moe && (1LL * p.tp * p.cp * p.dp) % (1LL * expert_tp(p) * p.ep) != 0 &&
+      sink.add("launch.expert_grid",
+               "the expert grid expert_tp*ep*pp = {} does not divide the world of {} (etp*ep "
+               "must divide tp*cp*dp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)",
+               {1LL * expert_tp(p) * p.ep * p.pp, f.world_size})) {
+    return true;
   }
   return false;
 }
@@ -677,25 +677,24 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                "sequence_parallel true or use --format torchtitan")) {
     return true;
   }
-  if (f.moe && !toml && p.tp > 1 &&
+  if (f.moe && !toml && expert_tp(p) > 1 &&
       sink.add("torchtitan.no_expert_tp",
                "current torchtitan has no expert tensor parallelism: EP borrows the TP ranks "
-               "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while pplan "
-               "prices experts split over TP = {}; use tp 1, --format torchtitan-toml "
+               "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while the plan "
+               "splits each expert over etp = {}; use etp 1, --format torchtitan-toml "
                "(expert_tensor_parallel_degree) or --format megatron",
-               {p.tp})) {
+               {expert_tp(p)})) {
     return true;
   }
   const detail::TitanDp dp = detail::titan_dp(p);
   // b5bcd76c parallel_dims.py: ep divides dp_shard*cp*tp (EP borrows FSDP and TP ranks);
   // 238fa995 parallel_dims.py with ETP = TP: efsdp = dp_shard*cp*tp/(tp*ep).
-  const long long ep_region = 1LL * dp.shard * p.cp * (toml ? 1 : p.tp);
+  // With ETP 1 the TP ranks join the EP region: dp_shard*cp*tp/etp.
+  const long long ep_region = 1LL * dp.shard * p.cp * p.tp / expert_tp(p);
   if (f.moe && p.ep > 1 && ep_region % p.ep != 0 &&
       sink.add("torchtitan.ep_not_divisible",
-               toml ? "torchtitan needs expert_parallel_degree {} to divide dp_shard*cp = {} "
-                      "(parallel_dims.py)"
-                    : "torchtitan needs expert_parallel_degree {} to divide dp_shard*cp*tp = {} "
-                      "(parallel_dims.py)",
+               "torchtitan needs expert_parallel_degree {} to divide dp_shard*cp*tp/etp = {} "
+               "(parallel_dims.py)",
                {p.ep, ep_region})) {
     return true;
   }

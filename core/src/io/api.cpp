@@ -70,7 +70,8 @@ ordered_json search_stats_json(const SearchResult& result, const SearchOptions& 
 }
 
 /// The parallel fields a scenario leaves open, by their input names.
-std::vector<std::string> open_fields(const ParallelConstraints& c) {
+std::vector<std::string> open_fields(const Scenario& scenario) {
+  const ParallelConstraints& c = scenario.parallel;
   std::vector<std::string> open;
   auto check = [&open](bool pinned, const char* name) {
     if (!pinned) open.push_back(name);
@@ -80,6 +81,8 @@ std::vector<std::string> open_fields(const ParallelConstraints& c) {
   check(c.dp.has_value(), "dp");
   check(c.cp.has_value(), "cp");
   check(c.ep.has_value(), "ep");
+  // Expert TP follows a pinned TP (Megatron's default); it is searched with TP.
+  check(!searches_expert_tp(scenario), "etp");
   check(c.vpp.has_value(), "vpp");
   check(c.micro_batch.has_value(), "micro_batch");
   check(c.sequence_parallel.has_value(), "sequence_parallel");
@@ -99,7 +102,7 @@ struct ChosenPlan {
 
 ChosenPlan chosen_plan(const Scenario& scenario) {
   ChosenPlan chosen;
-  chosen.open = open_fields(scenario.parallel);
+  chosen.open = open_fields(scenario);
   if (!chosen.open.empty()) {
     SearchOptions options;
     options.top = 1;

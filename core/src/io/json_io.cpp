@@ -947,6 +947,11 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     c.dp = r.optional_integer("dp", 1, kMaxDegree);
     c.cp = r.optional_integer("cp", 1, kMaxDegree);
     c.ep = r.optional_integer("ep", 1, kMaxDegree);
+    c.etp = r.optional_integer("etp", 1, kMaxDegree);
+    if (c.etp && !(s.model.moe && s.model.moe->experts > 0)) {
+      throw InputError("input.inconsistent", r.child("etp"),
+                       r.child("etp") + " sets expert tensor parallelism, but the model has no experts");
+    }
     c.vpp = r.optional_integer("vpp", 1, 1024);
     c.micro_batch = r.optional_integer("micro_batch", 1, kMaxBatch);
     c.sequence_parallel = r.optional_boolean("sequence_parallel");
@@ -990,6 +995,8 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   j["dp"] = p.dp;
   j["cp"] = p.cp;
   j["ep"] = p.ep;
+  // Expert TP only where it can differ from TP: a plan with experts (ep > 1) or an etp set.
+  if (p.ep > 1 || expert_tp(p) != p.tp) j["etp"] = expert_tp(p);
   j["vpp"] = p.vpp;
   j["micro_batch"] = p.micro_batch;
   j["sequence_parallel"] = p.sequence_parallel;

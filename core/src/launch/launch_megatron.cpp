@@ -184,7 +184,8 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   if (f.moe) {
     par.flags.push_back({"--expert-model-parallel-size", num(p.ep), ""});
     par.flags.push_back(
-        {"--expert-tensor-parallel-size", num(p.tp), "expert TP = TP (pplan's model)"});
+        {"--expert-tensor-parallel-size", num(expert_tp(p)),
+         expert_tp(p) == p.tp ? "expert TP = TP" : "parallel folding: expert TP differs from TP"});
   }
   if (f.sequence_parallel) par.flags.push_back({"--sequence-parallel", "", ""});
   if (f.tp_overlap) {

@@ -208,7 +208,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   if (p.ep > 1 && f.moe) {
     const GroupPlacement g = place_group(p, gpn, Axis::kEp);
     const double bytes = messages.ep_bytes;
-    Benchmark b = over(g, 1LL * p.tp * p.ep, f);
+    Benchmark b = over(g, 1LL * expert_tp(p) * p.ep, f);
     b.title =
         "EP: all-to-all token dispatch (and combine), forward and backward of every MoE layer";
     b.derivation = "tokens " + format_count(tokens) + " x top_k " +
@@ -317,11 +317,11 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
       benches.push_back(ag);
     }
     if (params.expert > 0 && f.expert_dp > 1) {
-      const GroupPlacement eg = place_ranks(p.tp * p.ep, f.expert_dp, gpn);
+      const GroupPlacement eg = place_expert_dp_group(p, gpn);
       Benchmark b = over(eg, span, f);
       b.title = "Expert DP: gradient " +
                 std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +
-                " of the experts over expert-dp = dp*cp/ep";
+                " of the experts over expert-dp = tp*cp*dp/(etp*ep)";
       b.derivation =
           format_count(params.expert) + " expert parameters per GPU" + grad_times;
       b.collective = p.zero == 0 ? Collective::kAllReduce : Collective::kReduceScatter;

@@ -198,8 +198,8 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("trainer.strategy.context_parallel_size", num(p.cp));
   set("trainer.strategy.sequence_parallel", py_bool(f.sequence_parallel));
   set("trainer.strategy.expert_model_parallel_size", num(p.ep));
-  set("trainer.strategy.expert_tensor_parallel_size", f.moe ? num(p.tp) : "None",
-      f.moe ? "expert TP = TP, as priced" : "");
+  set("trainer.strategy.expert_tensor_parallel_size", f.moe ? num(expert_tp(p)) : "None",
+      f.moe ? "each expert split over etp, as priced" : "");
   if (p.pp > 1) set("trainer.strategy.pipeline_dtype", "torch.bfloat16");
   const StageSplit& split = plan.split;
   const bool uneven = p.pp > 1 && explicit_uneven(split);

@@ -274,7 +274,7 @@ std::string torchtitan_toml(const Scenario& scenario, const Estimate& plan, cons
   }
   if (f.moe) {
     out << "expert_parallel_degree = " << p.ep << "\n";
-    out << "expert_tensor_parallel_degree = " << p.tp << "  # experts split over TP, as priced\n";
+    out << "expert_tensor_parallel_degree = " << expert_tp(p) << "  # each expert split over etp, as priced\n";
   }
   out << "\n[activation_checkpoint]\n";
   out << "mode = " << toml_str(p.recompute == Recompute::kFull ? "full" : "none") << "\n";

@@ -19,10 +19,8 @@ GroupPlacement dim(const ParallelConfig& p, Axis axis) {
   return place_group(p, kAnyGpusPerNode, axis);
 }
 
-/// Expert data parallel: after expert-TP (= tp) and EP on the expert grid.
-GroupPlacement expert_dp_dim(const ParallelConfig& p) {
-  return place_ranks(p.tp * p.ep, expert_dp_size(p), kAnyGpusPerNode);
-}
+/// Expert data parallel: after expert-TP and EP on the expert grid.
+GroupPlacement expert_dp_dim(const ParallelConfig& p) { return place_expert_dp_group(p, kAnyGpusPerNode); }
 
 /// The axes a group kind spans, fastest first (Megatron enumerates members in that order).
 std::vector<GroupPlacement> dims_of(const ParallelConfig& p, GroupKind kind) {
@@ -45,10 +43,7 @@ int coordinate(int rank, const GroupPlacement& d) { return (rank / d.stride) % d
 }  // namespace
 
 
-int expert_dp_size(const ParallelConfig& p) {
-  const long long dense_dp = 1LL * p.dp * p.cp;
-  return static_cast<int>(std::max<long long>(1, dense_dp / std::max(1, p.ep)));
-}
+int expert_dp_size(const ParallelConfig& p) { return static_cast<int>(expert_dp(p)); }
 
 RankCoordinates rank_coordinates(const ParallelConfig& p, int gpus_per_node, int rank,
                                  int nvlink_domain_gpus) {
@@ -170,7 +165,7 @@ RankLayout rank_layout(const ParallelConfig& p, int gpus_per_node, int nvlink_do
   const std::string t = std::to_string(p.tp);
   l.dense_formula = "rank = tp + " + t + "*(cp + " + std::to_string(p.cp) + "*(dp + " +
                     std::to_string(p.dp) + "*pp))";
-  l.expert_formula = "rank = expert_tp + " + t + "*(ep + " + std::to_string(p.ep) +
+  l.expert_formula = "rank = expert_tp + " + std::to_string(expert_tp(p)) + "*(ep + " + std::to_string(p.ep) +
                      "*(expert_dp + " + std::to_string(l.expert_dp) + "*pp))";
   for (Axis axis : {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kDp, Axis::kPp}) {
     static const char* const kNames[] = {"tp", "cp", "ep", "dp", "pp"};

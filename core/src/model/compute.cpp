@@ -166,11 +166,15 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     const MoeSpec& spec = *model.moe;
     mlp_width = spec.expert_ffn_hidden;
     l.active_mlp_width = double(spec.expert_ffn_hidden) * (spec.top_k + spec.shared_experts);
-    // Tokens arriving at this GPU's experts: every EP rank sends its top-k copies.
-    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep;
+    // Tokens arriving at this GPU's experts: every EP rank sends the top-k copies of its
+    // tokens/tp, and expert-TP gathers those of its etp ranks; each expert's matrices are
+    // split over etp (parallel folding).
+    const double etp = expert_tp(c.parallel);
+    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep * etp / t;
     const double experts_local = double(spec.experts) / c.parallel.ep;
-    add(l.gemms, time_gemms({{rows_per_expert, up_width * mlp_width / t, h}, {rows_per_expert, h, mlp_width / t}},
-                            c.device, precision, experts_local));
+    add(l.gemms,
+        time_gemms({{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
+                   c.device, precision, experts_local));
     if (spec.shared_experts > 0) {
       add(l.gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device,
                               precision),
@@ -271,8 +275,11 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
   if (parallel.tp > 1) {
     const GroupPlacement tp_group = place_group(parallel, domain_gpus, Axis::kTp);
-    // One all-reduce per block (a transformer layer's attention and MLP: two).
-    const double blocks = c.shares.blocks();
+    // One all-reduce per block (a transformer layer's attention and MLP: two). An MoE layer's
+    // routed experts take their tokens through the dispatcher instead (below); only shared
+    // experts gather over TP as a dense MLP does (Megatron-Core SharedExpertMLP).
+    const bool routed_only = c.moe && c.scenario.model.moe->shared_experts == 0;
+    const double blocks = c.shares.blocks() - (routed_only ? c.shares.mlp : 0.0);
     const double per_pass = blocks * all_reduce_s(c.messages.tp_bytes, tp_group, c.device.gpu);
     collectives_per_pass += (c.sp ? 2.0 : 1.0) * blocks;
     if (c.sp && c.scenario.training.tp_comm_overlap) {
@@ -307,13 +314,21 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
       collectives_per_pass += c.shares.mamba * 6.0;
     }
   }
-  // MoE: all-to-all dispatch and combine of tokens·top_k·h·2 bytes in each pass.
+  // MoE: all-to-all dispatch and combine of each GPU's tokens·top_k·h·2/tp bytes in each
+  // pass; with expert-TP, the received copies are all-gathered over the etp group before the
+  // experts and reduce-scattered after them (Megatron-Core MoEAlltoAllTokenDispatcher).
   if (c.moe && parallel.ep > 1) {
     const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
     lt.ep_forward_s = 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
-    lt.ep_backward_s = lt.ep_forward_s;
     collectives_per_pass += 2;
   }
+  const int etp = expert_tp(parallel);
+  if (c.moe && etp > 1) {
+    const GroupPlacement etp_group = place_group(parallel, domain_gpus, Axis::kEtp);
+    lt.ep_forward_s += 2.0 * reduce_scatter_s(c.messages.ep_bytes * etp, etp_group, c.device.gpu);
+    collectives_per_pass += 2;
+  }
+  lt.ep_backward_s = lt.ep_forward_s;
   return collectives_per_pass;
 }
 

@@ -37,6 +37,7 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.pp = c.pp.value_or(1);
   p.cp = c.cp.value_or(1);
   p.ep = c.ep.value_or(1);
+  p.etp = c.etp.value_or(0);
   p.vpp = c.vpp.value_or(1);
   p.micro_batch = c.micro_batch.value_or(1);
   const long long model_parallel = 1LL * p.tp * p.pp * p.cp;
@@ -117,33 +118,42 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
              str(2 * p.cp);
     });
   }
-  if (p.ep > 1) {
-    if (!model.moe || model.moe->experts <= 0) {
-      visit("plan.ep_without_moe", kErr,
-            [&] { return "ep = " + str(p.ep) + " needs a mixture-of-experts model"; });
-    } else {
-      if (model.moe->experts % p.ep != 0) {
-        visit("plan.ep_not_divisible", kErr, [&] {
-          return str(model.moe->experts) + " experts are not divisible by ep = " + str(p.ep);
-        });
-      }
-      if ((1LL * p.dp * p.cp) % p.ep != 0) {
-        visit("plan.ep_not_divisible", kErr, [&] {
-          return "ep = " + str(p.ep) + " must divide dp·cp = " + str(1LL * p.dp * p.cp) +
-                 " (EP borrows from data parallel)";
-        });
-      }
-      // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
-      // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
-      const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
-      if (ep_group.crosses_nodes()) {
-        visit("plan.ep_spans_nodes", kWarn, [&] {
-          return "ep = " + str(p.ep) + " (× expert-tp " + str(p.tp) + ") spans " +
-                 str(ep_group.nodes) + " nodes: " +
-                 str(ep_group.size - ep_group.ranks_per_node) + "/" + str(ep_group.size) +
-                 " of the all-to-all traffic crosses the network";
-        });
-      }
+  const bool moe = model.moe && model.moe->experts > 0;
+  if (!moe && (p.ep > 1 || expert_tp(p) != p.tp)) {
+    visit(p.ep > 1 ? "plan.ep_without_moe" : "plan.etp_without_moe", kErr, [&] {
+      return (p.ep > 1 ? "ep = " + str(p.ep) : "etp = " + str(expert_tp(p))) +
+             " needs a mixture-of-experts model";
+    });
+  }
+  if (moe) {
+    if (model.moe->experts % p.ep != 0) {
+      visit("plan.ep_not_divisible", kErr, [&] {
+        return str(model.moe->experts) + " experts are not divisible by ep = " + str(p.ep);
+      });
+    }
+    const long long expert_grid = 1LL * expert_tp(p) * p.ep;
+    if ((1LL * p.tp * p.cp * p.dp) % expert_grid != 0) {
+      visit("plan.ep_not_divisible", kErr, [&] {
+        return "etp·ep = " + str(expert_tp(p)) + "·" + str(p.ep) + " = " + str(expert_grid) +
+               " must divide a stage's tp·cp·dp = " + str(1LL * p.tp * p.cp * p.dp) +
+               " GPUs (the expert part folds over the attention part's GPUs)";
+      });
+    }
+    if (model.moe->expert_ffn_hidden % expert_tp(p) != 0) {
+      visit("plan.etp_not_divisible", kErr, [&] {
+        return "the expert width " + str(model.moe->expert_ffn_hidden) +
+               " is not divisible by etp = " + str(expert_tp(p));
+      });
+    }
+    // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
+    // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
+    const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
+    if (p.ep > 1 && ep_group.crosses_nodes()) {
+      visit("plan.ep_spans_nodes", kWarn, [&] {
+        return "ep = " + str(p.ep) + " (× expert-tp " + str(expert_tp(p)) + ") spans " +
+               str(ep_group.nodes) + " nodes: " + str(ep_group.size - ep_group.ranks_per_node) +
+               "/" + str(ep_group.size) + " of the all-to-all traffic crosses the network";
+      });
     }
   }
   if (p.tp > cluster.nvlink_domain_gpus) {
@@ -282,7 +292,7 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   };
   const double ep = std::max(1, p.ep);
   f.plan_total_bytes = dense_params / tp_pp * bytes_per_param(p.dp) +
-                       routed_params / (tp_pp * ep) * bytes_per_param(double(p.dp) * p.cp / ep) +
+                       routed_params / (double(expert_tp(p)) * p.pp * ep) * bytes_per_param(double(expert_dp(p))) +
                        f.activations_bytes;
   f.fits = f.plan_total_bytes <= capacity;
   f.bubble_ratio = bubble_ratio(p.pp, p.vpp, microbatches(scenario.training.global_batch, p.dp, p.micro_batch));
@@ -451,7 +461,7 @@ void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, 
     t.dp_comm_s = m * hidden_behind(overlap_params || overlap_grads, per_mb, mb_forward_s + mb_backward_s);
   }
   const double dense_shards = double(p.dp) * p.cp;
-  const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / std::max(1.0, dense_shards / p.ep)
+  const double opt_params = p.zero >= 1 ? params.dense / dense_shards + params.expert / double(expert_dp(p))
                                         : params.total();
   t.optimizer_s = optimizer_step_s(opt_params, state_bytes.optimizer, device_of(scenario));
 }

@@ -68,9 +68,11 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   }
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
   // gradient) and the k expert outputs before the probability-weighted combine (kept for the
-  // router's gradient). Expert-TP all-gathers the tokens of its group before the expert GEMMs,
-  // so this part is not divided by t.
-  const double dispatch = moe ? (linear_input + 2.0) * m.moe->top_k : 0.0;
+  // router's gradient). Each GPU sends the copies of its s·b/tp tokens; expert-TP all-gathers
+  // those of its etp group before the expert GEMMs: etp/tp of the copies (not divided by tp
+  // when etp = tp).
+  const double dispatch =
+      moe ? (linear_input + 2.0) * m.moe->top_k * double(expert_tp(parallel)) / t : 0.0;
   const bool scores_kept = !scenario.training.flash_attention && parallel.recompute == Recompute::kNone;
   if (scores_kept) {
     split += shares.attention * (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / h;
@@ -117,8 +119,8 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   if (moe_layers > 0) {
     const MoeSpec& moe = *m.moe;
     const double expert = expert_params(m);
-    // Routed experts split over EP, each expert's matrices over expert-TP (= tp here).
-    out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / t;
+    // Routed experts split over EP, each expert's matrices over expert-TP.
+    out.expert = moe_layers * double(moe.experts) / parallel.ep * expert / expert_tp(parallel);
     params += moe_layers * (moe.shared_experts * expert / t + router_params(m));
   }
   params += mtp * (2.0 * double(m.hidden) * m.hidden / t + 3.0 * m.hidden);
@@ -182,9 +184,9 @@ struct StateSharding {
 
 StateSharding state_sharding(const Scenario& scenario, const ParallelConfig& parallel) {
   StateSharding c;
-  // Dense weights shard over DP×CP; experts over the expert-data-parallel group, DP×CP/EP.
+  // Dense weights shard over DP×CP; experts over the expert-data-parallel group.
   c.dense_shards = double(parallel.dp) * parallel.cp;
-  c.expert_shards = std::max(1.0, c.dense_shards / parallel.ep);
+  c.expert_shards = double(expert_dp(parallel));
   // FSDP2 under a pipeline keeps gradients and weights unsharded through the step.
   c.deferred = defers_gradient_sync(scenario.training, parallel);
   c.bytes = model_state_bytes(scenario, parallel.zero);

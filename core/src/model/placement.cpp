@@ -33,8 +33,9 @@ GroupPlacement place_group(const ParallelConfig& parallel, int gpus_per_node, Ax
   switch (axis) {
     case Axis::kTp: return place_ranks(1, parallel.tp, gpus_per_node);
     case Axis::kCp: return place_ranks(parallel.tp, parallel.cp, gpus_per_node);
-    // Expert grid: EP follows expert-TP (= tp) directly.
-    case Axis::kEp: return place_ranks(parallel.tp, parallel.ep, gpus_per_node);
+    // Expert grid (Megatron-Core's expert RankGenerator, order tp-ep-dp): EP follows expert-TP.
+    case Axis::kEtp: return place_ranks(1, expert_tp(parallel), gpus_per_node);
+    case Axis::kEp: return place_ranks(expert_tp(parallel), parallel.ep, gpus_per_node);
     case Axis::kDp: return place_ranks(1LL * parallel.tp * parallel.cp, parallel.dp, gpus_per_node);
     case Axis::kPp:
       return place_ranks(1LL * parallel.tp * parallel.cp * parallel.dp, parallel.pp, gpus_per_node);
@@ -61,9 +62,7 @@ GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_no
 }
 
 GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node) {
-  return place_ranks(1LL * parallel.tp * parallel.ep,
-                     std::max(1LL, 1LL * parallel.dp * parallel.cp / std::max(1, parallel.ep)),
-                     gpus_per_node);
+  return place_ranks(1LL * expert_tp(parallel) * parallel.ep, expert_dp(parallel), gpus_per_node);
 }
 
 long long world_ranks(const ParallelConfig& parallel) {

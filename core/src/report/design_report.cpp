@@ -104,9 +104,12 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   AxisTraffic tp{"TP"};
   tp.formula = 3;
   if (p.tp > 1) {
-    const double collectives = full ? 6.0 : 4.0;
+    const double collectives_per_block = full ? 3.0 : 2.0;
+    // An MoE layer without shared experts gathers its MLP's tokens through the dispatcher (EP).
+    const bool routed_only = model.moe && model.moe->shared_experts == 0;
+    const double blocks = 2.0 * layers - (routed_only ? moe_layers : 0.0);
     const GroupPlacement g = place_group(p, gpn, Axis::kTp);
-    add_scatter(tp, m * layers * collectives * 2.0 * messages.tp_bytes, g);
+    add_scatter(tp, m * blocks * collectives_per_block * 2.0 * messages.tp_bytes, g);
   }
   tp.exposed_s = e.time.tp_comm_s;
   out.push_back(tp);
@@ -134,6 +137,13 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
     const double count = m * moe_layers * (full ? 6.0 : 4.0);
     ep.nvlink_bytes = count * per_a2a * (k - 1.0) / n;
     ep.network_bytes = count * per_a2a * (n - k) / n;
+  }
+  // Expert TP gathers the received copies before the experts and reduce-scatters them after.
+  const int etp = expert_tp(p);
+  if (etp > 1 && model.moe && model.moe->experts > 0) {
+    const GroupPlacement g = place_group(p, gpn, Axis::kEtp);
+    const double moved = m * moe_layers * (full ? 6.0 : 4.0) * messages.ep_bytes * (etp - 1.0);
+    (g.crosses_nodes() ? ep.network_bytes : ep.nvlink_bytes) += moved;
   }
   ep.exposed_s = e.time.ep_comm_s;
   out.push_back(ep);

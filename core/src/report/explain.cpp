@@ -285,8 +285,13 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
       const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
       const double a2a_bytes = message_sizes(scenario, p).ep_bytes;
       text += "EP = " + num(p.ep) + " spreads the " + num(moe.experts) + " experts of each MoE layer, " +
-              num(moe.experts / p.ep) + " per GPU; their optimizer states shard over the dp·cp/ep = " +
-              num(1LL * p.dp * p.cp / p.ep) + " expert-data-parallel copies. Each token goes to its top-" +
+              num(moe.experts / p.ep) + " per GPU" +
+              (expert_tp(p) > 1 ? ", each split over expert TP " + num(expert_tp(p)) : std::string()) +
+              (expert_tp(p) != p.tp ? " (parallel folding: the experts' grid etp × ep × expert-dp reuses the " +
+                                          num(1LL * p.tp * p.cp * p.dp) + " GPUs of a stage's tp × cp × dp)"
+                                    : std::string()) +
+              "; their optimizer states shard over the tp·cp·dp/(etp·ep) = " + num(expert_dp(p)) +
+              " expert-data-parallel copies. Each token goes to its top-" +
               num(moe.top_k) + " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
               " per GPU; " +
               (ep_group.crosses_nodes()

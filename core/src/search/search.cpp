@@ -64,7 +64,8 @@ auto simplicity_key(const Estimate& e) {
                         : p.recompute == Recompute::kSelective ? 1
                                                                : 0;
   return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, recompute, p.recompute_layers, p.pp,
-                         e.memory.total_bytes, p.tp, p.ep, p.micro_batch, int(p.sequence_parallel));
+                         e.memory.total_bytes, p.tp, p.ep, int(expert_tp(p) != p.tp), p.micro_batch,
+                         int(p.sequence_parallel));
 }
 
 /// Total order among plans of equal standing: faster first, then simpler.
@@ -89,7 +90,7 @@ void keep_top(std::vector<Estimate>& kept, Estimate candidate, int top,
   if (static_cast<int>(kept.size()) > top) kept.pop_back();
 }
 
-/// One layout family (tp, pp, cp, ep, zero): its fastest plan and the simplest plans within the
+/// One layout family (tp, pp, cp, ep, etp, zero): its fastest plan and the simplest plans within the
 /// tie tolerance of it (a few, in case the fastest improves and some drop out).
 struct Family {
   double fastest_s = 0;
@@ -98,7 +99,7 @@ struct Family {
 };
 constexpr std::size_t kTiedKept = 8;
 
-using FamilyKey = std::array<int, 5>;
+using FamilyKey = std::array<int, 6>;
 
 /// The families seen so far and the time the output's last family needs to beat.
 class Families {
@@ -110,7 +111,7 @@ class Families {
 
   void add(Estimate e) {
     const ParallelConfig& p = e.parallel;
-    const FamilyKey key{p.tp, p.pp, p.cp, p.ep, p.zero};
+    const FamilyKey key{p.tp, p.pp, p.cp, p.ep, expert_tp(p), p.zero};
     auto it = families_.find(key);
     if (it == families_.end()) {
       Family f;
@@ -261,21 +262,32 @@ std::vector<Grid> walk_order(const ParallelConstraints& pin, long long gpus, int
 
 bool simpler(const Estimate& a, const Estimate& b) { return simplicity_key(a) < simplicity_key(b); }
 
+bool searches_expert_tp(const Scenario& scenario) {
+  const bool moe = scenario.model.moe && scenario.model.moe->experts > 0;
+  return moe && !scenario.parallel.etp && !scenario.parallel.tp;
+}
+
 namespace {
 
-/// Layer times depend on (tp, cp, micro_batch, ep, sp) and the recompute kind only; one timing
-/// per key serves the three kinds. With each, the cheaper layer's whole time, which the bound
+/// Layer times depend on (tp, cp, micro_batch, ep, etp, sp) and the recompute kind only; one
+/// timing per key serves the three kinds. With each, the cheaper layer's whole time, which the bound
 /// reads per configuration.
 struct CachedLayerTimes {
   LayerTimesPair times;
   double cheaper_total_s;
 };
 struct LayerKeyHash {
-  std::size_t operator()(const std::array<int, 5>& k) const {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the five values
+  std::size_t operator()(const std::array<int, 6>& k) const {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the six values
     for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
     return static_cast<std::size_t>(h);
   }
+};
+
+/// An expert layout: EP and expert TP (0 = tp), the latter by its index in GridSpace::etps.
+struct ExpertLayout {
+  int ep = 1;
+  std::size_t etp_index = 0;
 };
 
 /// What one grid (tp, cp, pp, dp) offers the inner loops: its candidate lists, its split, and
@@ -283,8 +295,9 @@ struct LayerKeyHash {
 struct GridSpace {
   ParallelConfig base;
   StageSplit split;
-  std::vector<int> eps, sps, micro_batches, vpps;
-  std::vector<CandidateStageParams> params_by_ep;
+  std::vector<ExpertLayout> expert_layouts;
+  std::vector<int> etps, sps, micro_batches, vpps;
+  std::vector<CandidateStageParams> params_by_layout;
   long long inner_per_vpp = 0;  ///< configurations per (micro-batch, vpp)
 };
 
@@ -375,18 +388,28 @@ class SearchPass {
     const int dp = static_cast<int>(scenario_.cluster.gpus / tp / cp / pp);
     if (pin_.dp && *pin_.dp != dp) return std::nullopt;
     // The inner space size, to count a rejected subtree per configuration it covers.
-    // EP must divide both the experts and dp·cp (the expert grid is carved out of DP×CP);
-    // candidates that break the second rule are counted as rejected, not evaluated.
-    g.eps = pinned_or(pin_.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
-    const long long dp_cp = 1LL * dp * cp;
-    const auto ep_misfit =
-        std::stable_partition(g.eps.begin(), g.eps.end(), [dp_cp](int ep) { return dp_cp % ep == 0; });
-    const long long ep_rejected = static_cast<long long>(g.eps.end() - ep_misfit);
+    // EP must divide the experts, etp the expert width, and etp·ep a stage's tp·cp·dp GPUs
+    // (the expert grid folds over them); candidates that break the grid rules are counted as
+    // rejected, not evaluated.
+    const std::vector<int> eps =
+        pinned_or(pin_.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
+    g.etps = {pin_.etp.value_or(0)};
+    if (searches_expert_tp(scenario_) && tp > 1) g.etps.push_back(1);
+    for (int ep : eps) {
+      for (std::size_t e = 0; e < g.etps.size(); ++e) g.expert_layouts.push_back({ep, e});
+    }
+    const long long stage_gpus = 1LL * tp * cp * dp;
+    const auto layout_misfit = std::stable_partition(
+        g.expert_layouts.begin(), g.expert_layouts.end(), [&](const ExpertLayout& l) {
+          const int etp = g.etps[l.etp_index] > 0 ? g.etps[l.etp_index] : tp;
+          return stage_gpus % (1LL * etp * l.ep) == 0 && (!is_moe || model.moe->expert_ffn_hidden % etp == 0);
+        });
+    const long long ep_rejected = static_cast<long long>(g.expert_layouts.end() - layout_misfit);
     g.sps = pin_.sequence_parallel ? std::vector<int>{int(*pin_.sequence_parallel && tp > 1)}
                                    : (tp > 1 ? std::vector<int>{0, 1} : std::vector<int>{0});
     const long long inner_per_mb_vpp =
-        static_cast<long long>(g.eps.size() * g.sps.size() * recomputes_.size() * zeros_.size());
-    g.eps.erase(ep_misfit, g.eps.end());
+        static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
+    g.expert_layouts.erase(layout_misfit, g.expert_layouts.end());
 
     g.base.tp = tp;
     g.base.cp = cp;
@@ -425,14 +448,17 @@ class SearchPass {
       return std::nullopt;
     }
     if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
-    // Memory parts computed once: stage parameters per ep (activations per micro-batch follow).
-    g.params_by_ep.reserve(g.eps.size());
-    for (int ep : g.eps) {
-      ParallelConfig with_ep = g.base;
-      with_ep.ep = ep;
-      g.params_by_ep.push_back(candidate_stage_params(scenario_, with_ep, g.split));
+    // Memory parts computed once: stage parameters per expert layout (activations per
+    // micro-batch follow).
+    g.params_by_layout.reserve(g.expert_layouts.size());
+    for (const ExpertLayout& layout : g.expert_layouts) {
+      ParallelConfig with_layout = g.base;
+      with_layout.ep = layout.ep;
+      with_layout.etp = g.etps[layout.etp_index];
+      g.params_by_layout.push_back(candidate_stage_params(scenario_, with_layout, g.split));
     }
-    g.inner_per_vpp = static_cast<long long>(g.eps.size() * g.sps.size() * recomputes_.size() * zeros_.size());
+    g.inner_per_vpp =
+        static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
     return g;
   }
 
@@ -441,17 +467,24 @@ class SearchPass {
     if (!space) return;
     const GridSpace& g = *space;
     const std::size_t kinds = recomputes_.size();
-    std::vector<LayerActivationParts> activations(g.sps.size() * kinds);
+    // Activations per (etp, sp, recompute): the MoE dispatch keeps etp/tp of its copies.
+    const auto slot = [&](std::size_t etp_index, std::size_t si, std::size_t r) {
+      return (etp_index * g.sps.size() + si) * kinds + r;
+    };
+    std::vector<LayerActivationParts> activations(g.etps.size() * g.sps.size() * kinds);
     std::vector<CandidateActivations> stage_activations(activations.size());
     for (std::size_t mb_index = 0; mb_index < g.micro_batches.size() && !stats().capped; ++mb_index) {
       const int mb = g.micro_batches[mb_index];
-      for (std::size_t si = 0; si < g.sps.size(); ++si) {
-        for (std::size_t r = 0; r < kinds; ++r) {
-          ParallelConfig shape = g.base;
-          shape.micro_batch = mb;
-          shape.sequence_parallel = g.sps[si] != 0;
-          shape.recompute = recomputes_[r];
-          activations[si * kinds + r] = layer_activation_parts(scenario_, shape);
+      for (std::size_t e = 0; e < g.etps.size(); ++e) {
+        for (std::size_t si = 0; si < g.sps.size(); ++si) {
+          for (std::size_t r = 0; r < kinds; ++r) {
+            ParallelConfig shape = g.base;
+            shape.etp = g.etps[e];
+            shape.micro_batch = mb;
+            shape.sequence_parallel = g.sps[si] != 0;
+            shape.recompute = recomputes_[r];
+            activations[slot(e, si, r)] = layer_activation_parts(scenario_, shape);
+          }
         }
       }
       bool any_fit = false;
@@ -462,20 +495,24 @@ class SearchPass {
           all_checked = false;
           continue;
         }
-        // Activation bytes per candidate stage, per (sp, recompute): the candidate stages and
-        // their layers come from the split alone, so one computation serves every ep and ZeRO.
-        for (std::size_t si = 0; si < g.sps.size() && !g.params_by_ep.empty(); ++si) {
-          for (std::size_t r = 0; r < kinds; ++r) {
-            ParallelConfig shape = g.base;
-            shape.micro_batch = mb;
-            shape.vpp = vpp;
-            shape.sequence_parallel = g.sps[si] != 0;
-            shape.recompute = recomputes_[r];
-            stage_activations[si * kinds + r] = candidate_activation_bytes(
-                scenario_, shape, g.params_by_ep.front(), activations[si * kinds + r]);
+        // Activation bytes per candidate stage, per (etp, sp, recompute): the candidate stages
+        // and their layers come from the split alone, so one computation serves every ep and ZeRO.
+        for (std::size_t e = 0; e < g.etps.size() && !g.params_by_layout.empty(); ++e) {
+          for (std::size_t si = 0; si < g.sps.size(); ++si) {
+            for (std::size_t r = 0; r < kinds; ++r) {
+              ParallelConfig shape = g.base;
+              shape.etp = g.etps[e];
+              shape.micro_batch = mb;
+              shape.vpp = vpp;
+              shape.sequence_parallel = g.sps[si] != 0;
+              shape.recompute = recomputes_[r];
+              stage_activations[slot(e, si, r)] = candidate_activation_bytes(
+                  scenario_, shape, g.params_by_layout.front(), activations[slot(e, si, r)]);
+            }
           }
         }
-        for (std::size_t ei = 0; ei < g.eps.size(); ++ei) {
+        for (std::size_t li = 0; li < g.expert_layouts.size(); ++li) {
+          const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             for (int zero : zeros_) {
               // Recompute candidates run from least to most memory (full, selective, none):
@@ -484,12 +521,14 @@ class SearchPass {
                 ParallelConfig p = g.base;
                 p.micro_batch = mb;
                 p.vpp = vpp;
-                p.ep = g.eps[ei];
+                p.ep = layout.ep;
+                p.etp = g.etps[layout.etp_index];
                 p.sequence_parallel = g.sps[si] != 0;
                 p.recompute = recomputes_[r];
                 p.zero = zero;
-                const Next next = score(g, p, g.params_by_ep[ei], activations[si * kinds + r],
-                                        stage_activations[si * kinds + r], kinds - r, any_fit);
+                const std::size_t i = slot(layout.etp_index, si, r);
+                const Next next = score(g, p, g.params_by_layout[li], activations[i], stage_activations[i],
+                                        kinds - r, any_fit);
                 if (next != Next::kCandidate) break;
               }
             }
@@ -544,7 +583,7 @@ class SearchPass {
 
   /// The layer times of p's key, timed once per key.
   const CachedLayerTimes& cached_layer_times(const ParallelConfig& p) {
-    const std::array<int, 5> key{p.tp, p.cp, p.micro_batch, p.ep, int(p.sequence_parallel)};
+    const std::array<int, 6> key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel)};
     auto by_kind = layer_cache_.find(key);
     if (by_kind == layer_cache_.end()) {
       const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_);
@@ -646,7 +685,7 @@ class SearchPass {
   const std::vector<Recompute> recomputes_;
   const std::vector<int> zeros_;
   std::vector<std::pair<const char*, long long>> rejected_;
-  std::unordered_map<std::array<int, 5>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache_;
+  std::unordered_map<std::array<int, 6>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache_;
   GemmMemo gemm_memo_;
 };
 

@@ -7,7 +7,7 @@
 namespace pplan {
 
 /// The parallel dimensions, in Megatron's default order from fastest- to slowest-varying.
-enum class Axis { kTp, kCp, kEp, kDp, kPp };
+enum class Axis { kTp, kCp, kEp, kDp, kPp, kEtp };
 
 /// How a group of ranks of one axis sits on the machine.
 struct GroupPlacement {

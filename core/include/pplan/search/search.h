@@ -76,6 +76,11 @@ SearchResult search(const Scenario& scenario, const SearchOptions& options);
 /// sentence for the plan JSON, the explanation, the report and the page.
 std::string capped_reason(const SearchResult& result, const SearchOptions& options);
 
+/// Whether the search chooses the expert TP: an MoE model with neither etp nor tp pinned (a
+/// pinned tp keeps expert TP = tp, Megatron's default). It tries etp = tp and etp = 1 (all
+/// ranks of the attention TP group become expert-parallel ranks: parallel folding).
+bool searches_expert_tp(const Scenario& scenario);
+
 /// Positive divisors of n in increasing order.
 std::vector<int> divisors(long long n);
 
