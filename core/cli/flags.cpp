@@ -114,6 +114,7 @@ const std::vector<ScenarioFlag>& scenario_flags() {
       {"--dp", "/parallel/dp", ScenarioFlag::kCount, "N", "pin data parallelism", "16"},
       {"--cp", "/parallel/cp", ScenarioFlag::kCount, "N", "pin context parallelism", "2"},
       {"--ep", "/parallel/ep", ScenarioFlag::kCount, "N", "pin expert parallelism", "8"},
+      {"--etp", "/parallel/etp", ScenarioFlag::kCount, "N", "pin expert tensor parallelism (default: tp)", "1"},
       {"--vpp", "/parallel/vpp", ScenarioFlag::kCount, "N", "pin virtual pipeline stages per rank",
        "2"},
       {"--micro-batch", "/parallel/micro_batch", ScenarioFlag::kCount, "N",

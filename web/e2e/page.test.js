@@ -326,6 +326,21 @@ describe('more views', () => {
     await context.close();
   });
 
+  it('expert TP 1 under TP 2 (parallel folding) is a field: planned, shown beside EP, launched', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=deepseek-v3&gpu=h100-sxm&gpus=1024&seq=4096&gbs=4096&prec=fp8&tp=2&pp=8&ep=64`);
+    await page.waitForSelector('#f-etp');
+    await page.fill('#f-etp', '1');
+    await page.waitForFunction(() => /etp=1/.test(location.hash), null, { timeout: 20000 });
+    await page.waitForFunction(() => /64 · etp 1/.test(document.querySelector('table.plans tbody tr')?.textContent || ''),
+      null, { timeout: 30000 });
+    await page.click('nav.tabs button:text-is("Launch")');
+    await page.waitForSelector('pre.code', { timeout: 30000 });
+    const text = await page.locator('pre.code').first().textContent();
+    expect(text).toMatch(/--expert-model-parallel-size 64\b/);
+    expect(text).toMatch(/--expert-tensor-parallel-size 1\b/);
+    await context.close();
+  });
+
   it('the launch tab configures the plan selected in the planner', async () => {
     const { context, page } = await openPage(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=512&gpn=8&seq=8192&gbs=512`);
     await page.waitForFunction(() => document.querySelectorAll('table.plans tbody tr').length > 3, null, { timeout: 20000 });

@@ -44,5 +44,10 @@ describe('markdown', () => {
     const gib = plansToMarkdown([{ ...e, memory_gb: { total: 55.07, capacity: 85.8993 } }]).trim().split('\n');
     expect(gib[2]).toContain('| 55.1 GB of 80 GiB (85.9 GB) |');
     expect(md.length).toBe(6);
+    // Expert TP shows beside EP only where it differs from TP (parallel folding).
+    const folded = { ...e, parallel: { ...e.parallel, tp: 2, ep: 64, etp: 1 } };
+    expect(plansToMarkdown([folded]).trim().split('\n')[2]).toContain('| 64 · etp 1 |');
+    const same = { ...e, parallel: { ...e.parallel, tp: 2, ep: 64, etp: 2 } };
+    expect(plansToMarkdown([same]).trim().split('\n')[2]).toContain('| 1 | 64 | 1 |');
   });
 });

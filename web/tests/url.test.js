@@ -174,8 +174,17 @@ describe('corrupt, hostile and foreign links fall back to defaults with a warnin
     expect([decoded.state.sel, decoded.state.tab, decoded.state.fmt]).toEqual(['0', 'plan', 'megatron']);
   });
 
+  it('expert TP stays a readable key and reaches the scenario as parallel.etp', async () => {
+    const hash = '#v=1&model=deepseek-v3&gpu=h100-sxm&gpus=1024&tp=2&ep=64&etp=1';
+    const { state, warning } = await decodeHash(hash);
+    expect(warning).toBeNull();
+    expect(state.etp).toBe('1');
+    expect(await encodeHash(state)).toBe(hash.slice(1));
+    expect(toScenario(state).parallel).toMatchObject({ tp: 2, ep: 64, etp: 1 });
+  });
+
   it('every scenario key is in the readable format', () => {
-    expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero',
+    expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero',
       'tokens', 'storage', 'failrate', 'restart', 'nvd', 'nics', 'nicg', 'rail', 'osub', 'fw']);
   });
 });

@@ -11,7 +11,7 @@ import { ModelImport } from './ModelImport.jsx';
 const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
 const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
-  ['ep', 'EP (expert)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']];
+  ['ep', 'EP (expert)'], ['etp', 'ETP (expert tensor)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']];
 
 function specValue(spec, key) {
   // A GPU's memory is entered in GiB, as the "80GB" parts are sold (80 GiB of HBM).

@@ -69,3 +69,9 @@ export function fmtReportValue(value, unit) {
   if (unit === 'GB' && finite(value) && Math.abs(value) >= 1000) return `${fmtReportNumber(value / 1000)} TB`;
   return unit ? `${fmtReportNumber(value)} ${unit}` : fmtReportNumber(value);
 }
+
+/** A plan's EP, with its expert TP where it differs from TP ("8 · etp 1"): parallel folding. */
+export function epCell(parallel) {
+  const etp = parallel.etp;
+  return etp === undefined || etp === parallel.tp ? String(parallel.ep) : `${parallel.ep} · etp ${etp}`;
+}

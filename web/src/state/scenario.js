@@ -29,12 +29,12 @@ export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'de
 export const PATHS = {
   model: '/model', gpu: '/cluster/gpu', gpus: '/cluster/gpus', gpn: '/cluster/gpus_per_node',
   seq: '/training/seq_len', gbs: '/training/global_batch', prec: '/training/precision',
-  tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep',
+  tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep', etp: '/parallel/etp',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
   rc: '/parallel/recompute', zero: '/parallel/zero',
   ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
-export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
 /** Every parallel field empty: the search is free. */
 export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
 /** Whether a state pins any parallel field. */
