@@ -116,13 +116,20 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : std::nan("");
 }
 
-std::vector<PublishedCase> prepare_published(const json& document) {
+std::vector<PublishedCase> prepare_published(const json& document, CaseSet set) {
   const PresetCatalog presets = load_presets();
+  std::vector<std::string> held_out_groups;
+  if (document.contains("held_out")) {
+    held_out_groups = document.at("held_out").at("groups").get<std::vector<std::string>>();
+  }
   std::vector<PublishedCase> cases;
   for (const json& c : document.at("cases")) {
     PublishedCase pc;
     pc.id = c.at("id").get<std::string>();
     pc.group = c.at("group").get<std::string>();
+    const bool held_out =
+        std::find(held_out_groups.begin(), held_out_groups.end(), pc.group) != held_out_groups.end();
+    if (held_out != (set == CaseSet::kHeldOut)) continue;
     pc.primary = c.at("published").at("primary").get<std::string>();
     pc.tags = tags_of(c.at("scenario"));
     pc.scenario = parse_scenario(c.at("scenario"), presets);

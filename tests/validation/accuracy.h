@@ -49,8 +49,13 @@ struct PublishedCase {
   std::vector<Figure> figures;  ///< published values only
 };
 
-/// Parses every case of a published-runs document.
-std::vector<PublishedCase> prepare_published(const nlohmann::json& document);
+/// Which cases of a published-runs document: those the constants are fitted and judged on, or
+/// the held-out ones (the document's `held_out.groups`: runs added after the fit, scored apart
+/// and never fitted).
+enum class CaseSet { kFitted, kHeldOut };
+
+/// Parses the cases of a published-runs document in `set`.
+std::vector<PublishedCase> prepare_published(const nlohmann::json& document, CaseSet set = CaseSet::kFitted);
 
 /// How to run the cases.
 struct RunOptions {

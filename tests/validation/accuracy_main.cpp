@@ -112,6 +112,8 @@ int main(int argc, char** argv) {
     const std::vector<CaseRun> runs = run_published(published);
     if (command == "cases") {
       print_cases(runs);
+      std::printf("\nheld out (never fitted):\n");
+      print_cases(run_published(prepare_published(published, CaseSet::kHeldOut)));
       return 0;
     }
     if (command == "measured") {
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     print_summary(score_published(runs));
+    std::printf("\nheld out (never fitted):\n");
+    print_summary(score_published(run_published(prepare_published(published, CaseSet::kHeldOut))));
     std::printf("\n");
     print_korthikanti(runs);
     const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));

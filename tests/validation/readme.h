@@ -29,13 +29,16 @@ std::string replace_block(const std::string& markdown, const std::string& comman
 std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& loso,
                               const std::vector<MeasuredRun>& measured,
                               const std::vector<MeasuredRun>& measured_loso,
-                              const std::string& held_out_moves = "");
+                              const std::string& held_out_moves = "",
+                              const std::vector<CaseRun>& held_out = {});
 
 /// What the accuracy blocks are printed from: every published run planned, each predicted by the
 /// fit that did not see its source (`loso`), vTrain's runs, and vTrain's runs predicted by the
 /// fit without them (`measured_loso`; `held_out_moves` says how its constants differ).
 struct AccuracyInputs {
   std::vector<CaseRun> runs, loso;
+  /// The held-out published runs (CaseSet::kHeldOut), with the committed constants.
+  std::vector<CaseRun> held_out;
   std::vector<MeasuredRun> measured, measured_loso;
   std::string held_out_moves;
 };
