@@ -1128,3 +1128,38 @@ TEST(OptimizerStateLaunch, TheSearchKeepsBf16StateOnTheDistributedOptimizer) {
 }
 
 }  // namespace
+
+namespace {
+
+// The MoE dispatch the plan was priced with reaches every launch, or is refused with its source.
+TEST(MoeDispatchLaunch, FlexGroupsAndOverlapAreCarriedOrRefused) {
+  // DeepSeek-V3 (8 groups, top-4) on 256 H100: tp 1, pp 8, ep 32, flex dispatcher.
+  json s = pinned("deepseek-v3", "h100-sxm", 256, 4096, 1024, "fp8", grid(1, 8, 32, 1, "selective", 1, 32));
+  s["training"]["moe_dispatcher"] = "flex";
+  const std::string text = text_of(s, "megatron");
+  EXPECT_TRUE(contains(text, "--moe-token-dispatcher-type flex")) << text;
+  EXPECT_TRUE(contains(text, "--moe-flex-dispatcher-backend deepep"));
+  EXPECT_TRUE(contains(text, "--moe-router-num-groups 8"));
+  EXPECT_TRUE(contains(text, "--moe-router-group-topk 4"));
+  const std::string nemo = text_of(s, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.model.config.moe_token_dispatcher_type = \"flex\"")) << nemo;
+  EXPECT_TRUE(contains(nemo, "recipe.model.config.moe_router_group_topk = 4"));
+  // Megatron's combined-1F1B overlap needs a virtual pipeline when pp > 1
+  // (transformer_config.py:3008) and no full recompute (:3022).
+  s["training"]["overlap_moe_expert_parallel_comm"] = true;
+  EXPECT_TRUE(refused_with(s, "megatron", "megatron.moe_overlap_needs_vpp"));
+  json full = s;
+  full["parallel"]["pp"] = 1;
+  full["parallel"]["dp"] = 256;
+  full["parallel"]["recompute"] = "full";
+  EXPECT_TRUE(refused_with(full, "megatron", "megatron.moe_overlap_full_recompute"));
+  json flat = full;
+  flat["parallel"]["recompute"] = "selective";
+  EXPECT_TRUE(contains(text_of(flat, "megatron"), "--overlap-moe-expert-parallel-comm"));
+  // DeepSpeed-MoE has one all-to-all and no group-limited gating; torchtitan's launch runs the
+  // all-to-all.
+  EXPECT_TRUE(refused_with(priced_for(s, "deepspeed"), "deepspeed", "deepspeed.moe_dispatch"));
+  EXPECT_TRUE(refused_with(priced_for(s, "torchtitan"), "torchtitan", "torchtitan.moe_dispatch"));
+}
+
+}  // namespace

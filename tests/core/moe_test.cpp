@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -413,6 +414,93 @@ TEST(LongContext, Llama3At128kFitsAndItsMfuIsWithin15PercentOf38) {
       best.mfu_causal, best.mfu, best.parallel.vpp, best.step_time_s);
   EXPECT_NEAR(best.mfu / 0.38, 1.0, 0.15);
   EXPECT_LT(best.mfu_causal, best.mfu);
+}
+
+}  // namespace
+}  // namespace pplan
+
+namespace pplan {
+namespace {
+
+// Node-limited routing and the deduplicating (flex / DeepEP) dispatcher: DeepSeek-V3 §2.1.2
+// (each token to at most M = 4 nodes) and §3.2.2 (a token crosses InfiniBand once per node and
+// is forwarded over NVLink there).
+TEST(MoeRouting, RemoteNodesPerTokenByHand) {
+  MoeSpec moe;
+  moe.experts = 256;
+  moe.top_k = 8;
+  // Unlimited on 8 nodes: 8 copies over 8 nodes land on 8·(1 − (7/8)^8) = 5.2513 distinct nodes,
+  // the token's own with probability 5.2513/8.
+  const double unlimited = 8.0 * (1.0 - std::pow(7.0 / 8.0, 8));
+  EXPECT_NEAR(remote_nodes_per_token(moe, 8), unlimited * 7.0 / 8.0, 1e-12);
+  // 8 groups, top-4 (one group per node): 4 reachable nodes, 4·(1 − (3/4)^8) = 3.5995 distinct.
+  moe.groups = 8;
+  moe.group_top_k = 4;
+  const double limited = 4.0 * (1.0 - std::pow(3.0 / 4.0, 8));
+  EXPECT_NEAR(remote_nodes_per_token(moe, 8), limited * 7.0 / 8.0, 1e-12);
+  EXPECT_NEAR(limited * 7.0 / 8.0, 3.1496, 1e-4);
+  // EP inside one node (or one NVLink domain): nothing crosses the network.
+  EXPECT_EQ(remote_nodes_per_token(moe, 1), 0.0);
+}
+
+TEST(MoeRouting, FlexDispatchSendsEachTokenOncePerRemoteNode) {
+  // DeepSeek-V3 on 2048 H800 (tp 1, ep 64 over 8 nodes of 8): each GPU holds 4096 tokens of
+  // 7168; the all-to-all sends 7/8 of the 8 copies over InfiniBand, flex 3.15 per token.
+  Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  ParallelConfig p = resolve_defaults(s);
+  const GroupPlacement ep = place_group(p, s.cluster.nvlink_domain_gpus, Axis::kEp);
+  ASSERT_EQ(ep.nodes, 8);
+  const double token_bytes = 4096.0 * 7168 * 2;
+  const double remote = remote_nodes_per_token(*s.model.moe, 8);
+  const GpuSpec& gpu = s.cluster.gpu;
+  const double network_s = token_bytes * remote / network(gpu).bytes_per_s + network(gpu).latency_s;
+  const double nvlink_s = token_bytes * 8 * 63.0 / 64 / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s;
+  EXPECT_DOUBLE_EQ(deduplicated_all_to_all_s(token_bytes, 8, remote, ep, gpu), std::max(network_s, nvlink_s));
+  const double all_to_all = layer_times(s, p, 5).ep_forward_s;
+  s.training.moe_dispatcher = MoeDispatcher::kFlex;
+  const LayerTimes flex = layer_times(s, p, 5);
+  EXPECT_DOUBLE_EQ(flex.ep_forward_s, 2.0 * std::max(network_s, nvlink_s));
+  EXPECT_LT(flex.ep_forward_s, 0.5 * all_to_all);  // 3.15 against 7 copies over the NIC
+}
+
+TEST(MoeRouting, OverlappedAllToAllHidesBehindTheOtherPassesCompute) {
+  Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  const ParallelConfig p = resolve_defaults(s);
+  s.training.moe_dispatcher = MoeDispatcher::kFlex;
+  const LayerTimes alone = layer_times(s, p, 5);
+  s.training.overlap_moe_expert_parallel_comm = true;
+  const LayerTimes hidden = layer_times(s, p, 5);
+  const double comm = alone.ep_forward_s + alone.ep_backward_s;
+  const double window = alone.gemm_forward_s + alone.attention_forward_s + alone.memory_forward_s +
+                        alone.gemm_backward_s + alone.attention_backward_s + alone.memory_backward_s;
+  EXPECT_DOUBLE_EQ(hidden.ep_forward_s + hidden.ep_backward_s,
+                   exposed_after_overlap_s(comm, window, s.calibration.overlap_slowdown));
+  EXPECT_LT(hidden.ep_forward_s, alone.ep_forward_s);
+}
+
+TEST(MoeRouting, GroupsParseImportAndAreRefusedWhereTheyCannotRun) {
+  // Both or neither, groups dividing the experts; the switches need experts.
+  const std::string base = R"({"cluster":{"gpu":"h100-sxm","gpus":64},"training":{"seq_len":4096,"global_batch":64},)";
+  auto error_path = [&](const std::string& doc) {
+    try {
+      scenario_from(doc);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string moe = R"("moe":{"experts":64,"top_k":4,"expert_ffn_hidden":1024)";
+  const std::string model = R"("model":{"layers":8,"hidden":2048,"heads":16,"ffn_hidden":8192,"vocab":32000,"activation":"swiglu",)";
+  EXPECT_NE(error_path(base + model + moe + R"(,"groups":8}}})").find("/model/moe/group_top_k"), std::string::npos);
+  EXPECT_NE(error_path(base + model + moe + R"(,"groups":6,"group_top_k":2}}})").find("/model/moe/groups"), std::string::npos);
+  EXPECT_EQ(error_path(base + model + moe + R"(,"groups":8,"group_top_k":2}}})"), "accepted");
+  EXPECT_NE(error_path(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":8,"moe_dispatcher":"flex"}})").find("/training/moe_dispatcher"),
+            std::string::npos);
+  // The DeepSeek-V3 preset carries config_671B's n_group 8, topk_group 4.
+  const Scenario ds = load_scenario("examples/deepseek-v3-2048-h800.json");
+  EXPECT_EQ(ds.model.moe->groups, 8);
+  EXPECT_EQ(ds.model.moe->group_top_k, 4);
 }
 
 }  // namespace

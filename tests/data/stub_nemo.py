@@ -128,6 +128,7 @@ TRANSFORMER = dict(
     moe_router_pre_softmax=False, moe_router_num_groups=None, moe_router_group_topk=None,
     moe_router_topk_scaling_factor=None, moe_router_score_function="softmax", moe_router_enable_expert_bias=False,
     moe_router_bias_update_rate=1e-3, moe_router_dtype=None, moe_shared_expert_overlap=False, moe_permute_fusion=False,
+    moe_flex_dispatcher_backend="deepep", overlap_moe_expert_parallel_comm=False,
     recompute_granularity=None, recompute_method=None, recompute_num_layers=None, recompute_modules=None,
     mtp_num_layers=None, mtp_loss_scaling_factor=None, bf16=False, params_dtype=torch.float32,
     bias_activation_fusion=False, masked_softmax_fusion=False, persist_layer_norm=False, bias_dropout_fusion=False,

@@ -234,6 +234,17 @@ json built_scenario(ByteReader& in) {
     s["training"]["framework"] = kFrameworks[in.byte() % 4];
     s["training"]["optimizer_state_dtype"] = in.flag() ? "bf16" : "fp32";
   }
+  // MoE routing and expert TP (issue #22): group-limited routing, the flex dispatcher, the EP
+  // overlap and parallel.etp, on any model (the parser refuses them on a dense one).
+  if (in.byte() % 4 == 1) {
+    if (s["model"].is_object() && s["model"].contains("moe") && s["model"]["moe"].is_object()) {
+      s["model"]["moe"]["groups"] = in.count(512);
+      s["model"]["moe"]["group_top_k"] = in.count(64);
+    }
+    if (in.flag()) s["training"]["moe_dispatcher"] = in.flag() ? "flex" : "alltoall";
+    if (in.flag()) s["training"]["overlap_moe_expert_parallel_comm"] = in.flag();
+    if (in.flag()) s["parallel"]["etp"] = in.count(64);
+  }
   return s;
 }
 
@@ -922,8 +933,8 @@ std::string set_field_path(ByteReader& in) {
   static const char* const kTop[] = {"parallel", "training", "cluster", "model", "report", "name",
                                      "description", "schema_version", "zz"};
   static const char* const kKeys[] = {
-      "tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
-      "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
+      "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
+      "moe_dispatcher", "overlap_moe_expert_parallel_comm", "groups", "group_top_k", "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
       "gpu", "gpus", "gpus_per_node", "nvlink_domain_gpus", "network", "rail_optimized",
       "oversubscription", "preset", "fp8_tflops", "bf16_tflops", "memory_gb", "memory_gib",
       "layers", "hidden", "heads", "kv_heads", "vocab", "moe", "experts", "mla", "name", "system"};

@@ -326,11 +326,13 @@ describe('more views', () => {
     await context.close();
   });
 
-  it('expert TP 1 under TP 2 (parallel folding) is a field: planned, shown beside EP, launched', async () => {
+  it('expert TP 1 under TP 2 and the flex dispatcher are fields: planned, shown beside EP, launched', async () => {
     const { context, page } = await openPage(`${baseUrl}#v=1&model=deepseek-v3&gpu=h100-sxm&gpus=1024&seq=4096&gbs=4096&prec=fp8&tp=2&pp=8&ep=64`);
     await page.waitForSelector('#f-etp');
     await page.fill('#f-etp', '1');
     await page.waitForFunction(() => /etp=1/.test(location.hash), null, { timeout: 20000 });
+    await page.selectOption('#f-disp', 'flex');
+    await page.waitForFunction(() => /disp=flex/.test(location.hash), null, { timeout: 20000 });
     await page.waitForFunction(() => /64 · etp 1/.test(document.querySelector('table.plans tbody tr')?.textContent || ''),
       null, { timeout: 30000 });
     await page.click('nav.tabs button:text-is("Launch")');
@@ -338,6 +340,8 @@ describe('more views', () => {
     const text = await page.locator('pre.code').first().textContent();
     expect(text).toMatch(/--expert-model-parallel-size 64\b/);
     expect(text).toMatch(/--expert-tensor-parallel-size 1\b/);
+    expect(text).toMatch(/--moe-token-dispatcher-type flex\b/);
+    expect(text).toMatch(/--moe-router-group-topk 4\b/);
     await context.close();
   });
 

@@ -27,6 +27,10 @@ enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// amax history (delayed), from the tensor itself (current / tensorwise), or per block
 /// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell).
 enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
+/// How MoE tokens reach their experts across EP ranks (Megatron --moe-token-dispatcher-type):
+/// one all-to-all of every token copy (`alltoall`), or DeepEP's kernels (`flex`), which send a
+/// token over the network once per destination node and fan its copies out over NVLink there.
+enum class MoeDispatcher { kAllToAll, kFlex };
 /// The dtype of Adam's state: fp32 master weights and moments (12 bytes per parameter), or
 /// bf16 moments with the master weights in 2 bytes beside the bf16 weights (6 bytes, or 8 where
 /// the framework keeps fp32 master weights; memory.h).
@@ -43,6 +47,12 @@ struct MoeSpec {
   /// (i + 1) % every == 0 (Hugging Face's convention: Qwen's decoder_sparse_step, Llama 4's
   /// interleave_moe_layer_step); 1 = every layer.
   int every = 1;
+  /// Group-limited routing (DeepSeek-V3 §2.1.2's node-limited routing, M = 4): the experts
+  /// fall in `groups` contiguous groups and a token picks its top_k among the experts of its
+  /// best `group_top_k` groups (Hugging Face n_group / topk_group; Megatron
+  /// --moe-router-num-groups / --moe-router-group-topk). 0: unlimited.
+  int groups = 0;
+  int group_top_k = 0;
 };
 
 /// Mamba-2 mixer layers of a hybrid model (Dao & Gu 2024, "Transformers are SSMs", arXiv
@@ -193,6 +203,10 @@ struct TrainingSpec {
   /// Kernels replayed from CUDA graphs: the host no longer launches each one.
   bool cuda_graphs = false;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
+  MoeDispatcher moe_dispatcher = MoeDispatcher::kAllToAll;
+  /// The EP all-to-alls of one micro-batch overlapped with another's computation (Megatron
+  /// --overlap-moe-expert-parallel-comm, its combined 1F1B schedule; DeepSeek-V3 §3.2.1).
+  bool overlap_moe_expert_parallel_comm = false;
   OptimizerStateDtype optimizer_state_dtype = OptimizerStateDtype::kFp32;
   Framework framework = Framework::kMegatronCore;
   /// Share of HBM kept free for allocator fragmentation and spikes: the search accepts plans up

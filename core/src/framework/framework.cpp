@@ -51,6 +51,11 @@ TrainingSpec with_framework_defaults(TrainingSpec t, Framework framework, const 
   }
   t.cuda_graphs = false;
   t.fp8_recipe = Fp8Recipe::kDelayed;
+  // Megatron-Core's own default dispatcher is allgather (d98e8a64 transformer_config.py:891);
+  // its MoE recipes set alltoall or flex, and DeepSpeed-MoE and torchtitan run an all-to-all:
+  // pplan prices the all-to-all unless flex is asked for. EP overlap is off everywhere.
+  t.moe_dispatcher = MoeDispatcher::kAllToAll;
+  t.overlap_moe_expert_parallel_comm = false;
   return t;
 }
 

@@ -297,6 +297,13 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.rope_theta_not_integer", "Megatron-LM d98e8a64 megatron/training/arguments.py:2418"},
     {"megatron.priced_for_another_framework", "pplan: the scenario's training.framework is not Megatron-Core/Megatron-LM; the plan was priced with another framework's kernels and communication"},
     {"megatron.optimizer_state_needs_zero", "Megatron-LM d98e8a64 megatron/core/optimizer/__init__.py:1059"},
+    {"megatron.flex_needs_tp_ep", "Megatron-LM d98e8a64 megatron/core/transformer/moe/token_dispatcher.py:1836"},
+    {"megatron.moe_overlap_needs_vpp", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3008"},
+    {"megatron.moe_overlap_needs_ep", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3013"},
+    {"megatron.moe_overlap_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3022"},
+    {"megatron.moe_overlap_mtp", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3042"},
+    {"deepspeed.moe_dispatch", "DeepSpeed edaa7221 deepspeed/moe/layer.py:38"},
+    {"torchtitan.moe_dispatch", "torchtitan b5bcd76c torchtitan/models/common/config_utils.py:364"},
     {"megatron.param_gather_needs_grad_reduce", "Megatron-LM d98e8a64 megatron/training/arguments.py:1029"},
     {"megatron.cuda_graphs_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2858"},
     {"megatron.cuda_graphs_dropout_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2883"},
@@ -598,6 +605,40 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                "or training.optimizer_state_dtype \"fp32\"")) {
     return true;
   }
+  if (f.moe && s.training.moe_dispatcher == MoeDispatcher::kFlex && 1LL * p.tp * p.ep <= 1 &&
+      sink.add("megatron.flex_needs_tp_ep",
+               "the flex (DeepEP) dispatcher needs TP x EP > 1 (token_dispatcher.py): use ep > 1 or "
+               "training.moe_dispatcher \"alltoall\"")) {
+    return true;
+  }
+  if (f.moe && s.training.overlap_moe_expert_parallel_comm) {
+    // Megatron-LM d98e8a64 transformer_config.py __post_init__, overlap_moe_expert_parallel_comm.
+    if (p.pp > 1 && p.vpp <= 1 &&
+        sink.add("megatron.moe_overlap_needs_vpp",
+                 "Megatron overlaps the EP all-to-all (combined 1F1B) only with a virtual pipeline "
+                 "when pp > 1 (transformer_config.py): set vpp > 1 or "
+                 "training.overlap_moe_expert_parallel_comm false")) {
+      return true;
+    }
+    if (p.ep <= 1 &&
+        sink.add("megatron.moe_overlap_needs_ep",
+                 "overlap_moe_expert_parallel_comm needs expert parallelism (ep > 1)")) {
+      return true;
+    }
+    if (p.recompute == Recompute::kFull &&
+        sink.add("megatron.moe_overlap_full_recompute",
+                 "Megatron disables full recomputation with the EP all-to-all overlap "
+                 "(transformer_config.py): use recompute none or selective")) {
+      return true;
+    }
+    if (s.model.mtp_layers > 1 &&
+        sink.add("megatron.moe_overlap_mtp",
+                 "the EP all-to-all overlap supports at most one MTP layer (transformer_config.py); "
+                 "the model has {}",
+                 {s.model.mtp_layers})) {
+      return true;
+    }
+  }
   // Megatron-LM d98e8a64 arguments.py validate_args: "Must use --overlap-param-gather with
   // --overlap-grad-reduce".
   if (f.param_overlap && !f.grad_overlap &&
@@ -647,6 +688,16 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   const ModelSpec& model = s.model;
   if (framework_rule(toml ? LaunchFramework::kTorchtitanToml : LaunchFramework::kTorchtitan,
                      "torchtitan.priced_for_another_framework", s, sink)) {
+    return true;
+  }
+  // torchtitan picks DeepEP or HybridEP through its MoE config's comm_backend, which pplan's
+  // launch does not write; the combined-1F1B overlap is Megatron-Core's.
+  if (f.moe &&
+      (s.training.moe_dispatcher != MoeDispatcher::kAllToAll || s.training.overlap_moe_expert_parallel_comm) &&
+      sink.add("torchtitan.moe_dispatch",
+               "the plan was priced with Megatron-Core's flex dispatcher or EP all-to-all overlap; "
+               "pplan's torchtitan launch runs the all-to-all (torchtitan selects DeepEP by its MoE "
+               "config's comm_backend): use --format megatron or nemo, or the default dispatcher")) {
     return true;
   }
   if (!detail::titan_model(model).known &&
@@ -853,6 +904,21 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
 bool moe_rules_deepspeed(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
   const ParallelConfig& p = f.parallel;
   const MoeSpec& moe = *s.model.moe;
+  // DeepSpeed-MoE's layer (MoE.__init__) has one all-to-all dispatch and no overlap option.
+  if ((s.training.moe_dispatcher != MoeDispatcher::kAllToAll || s.training.overlap_moe_expert_parallel_comm) &&
+      sink.add("deepspeed.moe_dispatch",
+               "DeepSpeed-MoE dispatches with one all-to-all and has no flex dispatcher or EP "
+               "overlap (deepspeed/moe/layer.py): use --format megatron or the default dispatcher")) {
+    return true;
+  }
+  // Group-limited routing: DeepSpeed-MoE's top-k gating has none (sharded_moe.py topkgating).
+  if (moe.groups > 0 &&
+      sink.add("deepspeed.moe_dispatch",
+               "DeepSpeed-MoE's top-k gating has no group-limited routing (sharded_moe.py), while "
+               "the model routes within {} of {} groups: use --format megatron",
+               {moe.group_top_k, moe.groups})) {
+    return true;
+  }
   // use_residual (--mlp-type residual) is PR-MoE: one dense MLP mixed in by a learned
   // coefficient, not always-on shared experts added to the routed ones.
   if (moe.shared_experts > 0 &&

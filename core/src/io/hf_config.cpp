@@ -614,6 +614,15 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     const long long width = r.count("moe.expert_ffn_hidden", "moe_intermediate_size");
     const long long dense = r.count("moe.dense_layers", "first_k_dense_replace");
     moe = moe_block(experts, top_k, shared, width, dense, 1);
+    // Node-limited routing (DeepSeek-V3 §2.1.2): n_group groups, a token's experts from its
+    // topk_group best. One group is no limit.
+    if (r.has("n_group") && r.optional_count("n_group").value_or(1) > 1) {
+      moe["groups"] = r.count("moe.groups", "n_group");
+      moe["group_top_k"] = r.count("moe.group_top_k", "topk_group");
+    } else {
+      r.keep("n_group", "one expert group: routing is not group-limited");
+      r.keep("topk_group", "one expert group: routing is not group-limited");
+    }
     // Multi-token prediction (DeepSeek-V3 §2.2): trained with the model, sharing its embedding
     // and head (the checkpoint's 685B counts those twice).
     if (r.has("num_nextn_predict_layers") && r.optional_count("num_nextn_predict_layers").value_or(0) > 0) {

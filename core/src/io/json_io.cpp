@@ -410,6 +410,7 @@ const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "black
 const std::vector<std::string_view> kFrameworks = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
 const std::vector<std::string_view> kFp8Recipes = {"delayed", "current", "blockwise", "mxfp8"};
 const std::vector<std::string_view> kOptimizerStateDtypes = {"fp32", "bf16"};
+const std::vector<std::string_view> kMoeDispatchers = {"alltoall", "flex"};
 
 void check_schema_version(ObjectReader& reader, bool required) {
   std::optional<int> v = required ? std::optional<int>(reader.integer("schema_version", 0, 1000000))
@@ -449,6 +450,20 @@ MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
   moe.expert_ffn_hidden = r.integer("expert_ffn_hidden", 1, kMaxWidth);
   moe.dense_layers = r.optional_integer("dense_layers", 0, layers).value_or(0);
   moe.every = r.optional_integer("every", 1, layers).value_or(1);
+  moe.groups = r.optional_integer("groups", 1, moe.experts).value_or(0);
+  moe.group_top_k = r.optional_integer("group_top_k", 1, std::max(1, moe.groups)).value_or(0);
+  // Megatron's checks (transformer_config.py): groups divide the experts; a group_top_k needs
+  // groups. Both or neither.
+  if ((moe.groups > 0) != (moe.group_top_k > 0)) {
+    const char* missing = moe.groups > 0 ? "group_top_k" : "groups";
+    throw InputError("input.inconsistent", r.child(missing),
+                     r.child(missing) + " is missing: group-limited routing needs both groups and group_top_k");
+  }
+  if (moe.groups > 0 && moe.experts % moe.groups != 0) {
+    throw InputError("input.inconsistent", r.child("groups"),
+                     r.child("groups") + " = " + std::to_string(moe.groups) + " does not divide the " +
+                         std::to_string(moe.experts) + " experts");
+  }
   r.finish();
   return moe;
 }
@@ -928,6 +943,18 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.grad_reduce_in_fp32 = r.optional_boolean("grad_reduce_in_fp32").value_or(t.grad_reduce_in_fp32);
     t.cuda_graphs = r.optional_boolean("cuda_graphs").value_or(t.cuda_graphs);
     if (auto recipe = r.optional_choice("fp8_recipe", kFp8Recipes)) t.fp8_recipe = static_cast<Fp8Recipe>(*recipe);
+    // The MoE switches: refused on a dense model, where nothing would use them.
+    for (const char* key : {"moe_dispatcher", "overlap_moe_expert_parallel_comm"}) {
+      if (r.has(key) && !(s.model.moe && s.model.moe->experts > 0)) {
+        throw InputError("input.inconsistent", r.child(key),
+                         r.child(key) + " configures mixture-of-experts routing, but the model has no experts");
+      }
+    }
+    if (auto dispatcher = r.optional_choice("moe_dispatcher", kMoeDispatchers)) {
+      t.moe_dispatcher = static_cast<MoeDispatcher>(*dispatcher);
+    }
+    t.overlap_moe_expert_parallel_comm =
+        r.optional_boolean("overlap_moe_expert_parallel_comm").value_or(t.overlap_moe_expert_parallel_comm);
     if (auto dtype = r.optional_choice("optimizer_state_dtype", kOptimizerStateDtypes)) {
       t.optimizer_state_dtype = static_cast<OptimizerStateDtype>(*dtype);
     }
@@ -1034,6 +1061,10 @@ ordered_json model_to_json(const ModelSpec& m) {
                 {"expert_ffn_hidden", m.moe->expert_ffn_hidden},
                 {"dense_layers", m.moe->dense_layers}};
     if (m.moe->every > 1) j["moe"]["every"] = m.moe->every;
+    if (m.moe->groups > 0) {
+      j["moe"]["groups"] = m.moe->groups;
+      j["moe"]["group_top_k"] = m.moe->group_top_k;
+    }
   } else {
     j["moe"] = nullptr;
   }
@@ -1108,6 +1139,10 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"optimizer_state_dtype", std::string(kOptimizerStateDtypes[static_cast<int>(t.optimizer_state_dtype)])},
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+  if (scenario.model.moe && scenario.model.moe->experts > 0) {
+    j["training"]["moe_dispatcher"] = std::string(kMoeDispatchers[static_cast<int>(t.moe_dispatcher)]);
+    j["training"]["overlap_moe_expert_parallel_comm"] = t.overlap_moe_expert_parallel_comm;
+  }
   const ClusterSpec& c = scenario.cluster;
   j["cluster"] = {{"gpus", c.gpus},
                   {"gpus_per_node", c.gpus_per_node},

@@ -171,7 +171,16 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                                        : num(moe.dense_layers) + " dense layers first"});
     }
     e.flags.push_back({"--moe-grouped-gemm", "", ""});
-    e.flags.push_back({"--moe-token-dispatcher-type", "alltoall", ""});
+    const bool flex = scenario.training.moe_dispatcher == MoeDispatcher::kFlex;
+    e.flags.push_back({"--moe-token-dispatcher-type", flex ? "flex" : "alltoall", ""});
+    if (flex) e.flags.push_back({"--moe-flex-dispatcher-backend", "deepep", "one network send per node (DeepEP)"});
+    if (moe.groups > 0) {
+      e.flags.push_back({"--moe-router-num-groups", num(moe.groups), ""});
+      e.flags.push_back({"--moe-router-group-topk", num(moe.group_top_k), "group-limited routing"});
+    }
+    if (scenario.training.overlap_moe_expert_parallel_comm) {
+      e.flags.push_back({"--overlap-moe-expert-parallel-comm", "", "EP all-to-all hidden, as priced"});
+    }
     e.flags.push_back({"--moe-router-load-balancing-type", "aux_loss", "hyperparameter"});
     e.flags.push_back({"--moe-aux-loss-coeff", "1e-2", "hyperparameter"});
     groups.push_back(e);

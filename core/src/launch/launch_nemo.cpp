@@ -151,7 +151,13 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       set("model.config.moe_aux_loss_coeff", "1e-2", "hyperparameter");
     }
     set("model.config.moe_grouped_gemm", "True");
-    set("model.config.moe_token_dispatcher_type", "\"alltoall\"", "the all-to-all pplan prices");
+    const bool flex = scenario.training.moe_dispatcher == MoeDispatcher::kFlex;
+    set("model.config.moe_token_dispatcher_type", flex ? "\"flex\"" : "\"alltoall\"",
+        flex ? "DeepEP, as priced" : "the all-to-all pplan prices");
+    if (flex) set("model.config.moe_flex_dispatcher_backend", "\"deepep\"");
+    set("model.config.moe_router_num_groups", moe.groups > 0 ? num(moe.groups) : "None");
+    set("model.config.moe_router_group_topk", moe.groups > 0 ? num(moe.group_top_k) : "None");
+    set("model.config.overlap_moe_expert_parallel_comm", py_bool(scenario.training.overlap_moe_expert_parallel_comm));
   }
   if (p.recompute == Recompute::kSelective) {
     set("model.config.recompute_granularity", "\"selective\"", "attention core recomputed");

@@ -90,6 +90,32 @@ double all_to_all_s(double bytes, const GroupPlacement& group, const GpuSpec& gp
   return std::max(t_nvlink, t_network);
 }
 
+double remote_nodes_per_token(const MoeSpec& moe, int ep_nodes) {
+  if (ep_nodes <= 1 || moe.top_k <= 0) return 0.0;
+  double reachable = std::min(ep_nodes, moe.top_k);
+  if (moe.groups > 0 && moe.group_top_k > 0) {
+    const double group_nodes = std::max(1.0, double(ep_nodes) / moe.groups);
+    reachable = std::min(reachable, std::max(1.0, moe.group_top_k * group_nodes));
+  }
+  // (1 − 1/R)^k by repeated multiplication: bit-identical natively and in wasm.
+  double miss = 1.0;
+  for (int i = 0; i < moe.top_k; ++i) miss *= 1.0 - 1.0 / reachable;
+  const double distinct = reachable * (1.0 - miss);
+  return distinct * (1.0 - 1.0 / ep_nodes);
+}
+
+double deduplicated_all_to_all_s(double tokens_bytes, double copies, double remote_nodes,
+                                 const GroupPlacement& group, const GpuSpec& gpu) {
+  const int n = group.size;
+  if (n <= 1 || tokens_bytes <= 0) return 0.0;
+  const double nvlink_bytes = tokens_bytes * copies * double(n - 1) / n;
+  const double network_bytes = tokens_bytes * remote_nodes;
+  const double t_nvlink = nvlink_bytes > 0 ? nvlink_bytes / nvlink(gpu).bytes_per_s + kNvlinkLatencyS : 0.0;
+  const double t_network =
+      network_bytes > 0 ? network_bytes / network(gpu).bytes_per_s + kNetworkLatencyS : 0.0;
+  return std::max(t_nvlink, t_network);
+}
+
 double send_recv_s(double bytes, bool cross_node, const GpuSpec& gpu) {
   if (bytes <= 0) return 0.0;
   const Link link = cross_node ? network(gpu) : nvlink(gpu);

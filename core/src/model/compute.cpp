@@ -317,9 +317,16 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   // MoE: all-to-all dispatch and combine of each GPU's tokens·top_k·h·2/tp bytes in each
   // pass; with expert-TP, the received copies are all-gathered over the etp group before the
   // experts and reduce-scattered after them (Megatron-Core MoEAlltoAllTokenDispatcher).
+  // The flex dispatcher (DeepEP) sends a token over the network once per remote node.
+  const TrainingSpec& training = c.scenario.training;
   if (c.moe && parallel.ep > 1) {
     const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
-    lt.ep_forward_s = 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
+    const MoeSpec& moe = *c.scenario.model.moe;
+    lt.ep_forward_s =
+        training.moe_dispatcher == MoeDispatcher::kFlex
+            ? 2.0 * deduplicated_all_to_all_s(c.messages.ep_bytes / moe.top_k, moe.top_k,
+                                              remote_nodes_per_token(moe, ep_group.nodes), ep_group, c.device.gpu)
+            : 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
     collectives_per_pass += 2;
   }
   const int etp = expert_tp(parallel);
@@ -329,6 +336,16 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
     collectives_per_pass += 2;
   }
   lt.ep_backward_s = lt.ep_forward_s;
+  if (c.moe && training.overlap_moe_expert_parallel_comm && parallel.ep > 1) {
+    // Combined 1F1B: one micro-batch's forward runs beside another's backward, so each pass's
+    // dispatch and combine hide behind the other pass's computation (steady state; the warm-up
+    // and cool-down passes are priced as overlapped too, a stated approximation).
+    const double comm_s = lt.ep_forward_s + lt.ep_backward_s;
+    const double window_s = lt.gemm_forward_s + lt.attention_forward_s + lt.memory_forward_s + lt.gemm_backward_s +
+                            lt.attention_backward_s + lt.memory_backward_s;
+    const double exposed_s = exposed_after_overlap_s(comm_s, window_s, c.slowdown);
+    lt.ep_forward_s = lt.ep_backward_s = exposed_s / 2.0;
+  }
   return collectives_per_pass;
 }
 

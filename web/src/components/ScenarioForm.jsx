@@ -148,7 +148,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <p class="sub">Mamba-2 mixers {mambaOn ? '' : '(for the M layers of a hybrid pattern)'}</p>
           <div class="grid">
             {MAMBA_FIELDS.map((k) => (
-              <Field key={k} id={`f-mamba-${k}`} label={k === 'heads' ? 'Mamba heads' : k === 'head_dim' ? 'Mamba head width' : MODEL_LABELS[k]}
+              <Field key={k} id={`f-mamba-${k}`} label={k === 'heads' ? 'Mamba heads' : k === 'head_dim' ? 'Mamba head width' : k === 'groups' ? 'B/C groups' : MODEL_LABELS[k]}
                      value={specValue(mambaOn, k)} onInput={(v) => editModel(k, v, 'mamba')}
                      error={err(`model.mamba.${k}`) || (k === 'heads' && err('model.mamba'))} />))}
           </div>
@@ -203,6 +203,16 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <Field id="f-fw" label="Framework" value={state.fw || ''} options={FRAMEWORK_OPTIONS(state.fw)}
                  onInput={(v) => onChange({ fw: v }, PUSH)} error={err('fw')}
                  hint="the training stack: its kernels, overlaps and defaults are what is priced" />
+          <Field id="f-disp" label="MoE dispatcher" value={state.disp || ''}
+                 options={[['', 'default (all-to-all)'], ['alltoall', 'all-to-all'], ['flex', 'flex (DeepEP: once per node)'],
+                   ...(['', 'alltoall', 'flex', undefined].includes(state.disp) ? [] : [[state.disp, state.disp]])]}
+                 onInput={(v) => onChange({ disp: v }, PUSH)} error={err('disp')}
+                 hint="mixture-of-experts models: how tokens reach their experts" />
+          <Field id="f-epov" label="EP all-to-all overlap" value={state.epov || ''}
+                 options={[['', 'default (off)'], ['true', 'on (combined 1F1B)'], ['false', 'off'],
+                   ...(['', 'true', 'false', undefined].includes(state.epov) ? [] : [[state.epov, state.epov]])]}
+                 onInput={(v) => onChange({ epov: v }, PUSH)} error={err('epov')}
+                 hint="Megatron's --overlap-moe-expert-parallel-comm (needs vpp > 1 with pp > 1)" />
           <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
                  onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
         </div>

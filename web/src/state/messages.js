@@ -9,8 +9,9 @@ export const MODEL_LABELS = {
   ffn_hidden: 'FFN hidden', vocab: 'Vocabulary', activation: 'Activation',
   experts: 'Experts', top_k: 'Experts per token (top-k)', shared_experts: 'Shared experts',
   expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)', every: 'Experts every k-th layer',
+  groups: 'Routing groups', group_top_k: 'Groups per token',
   head_dim: 'Head width (head_dim)', qk_norm: 'Q/K norms', linear_bias: 'Linear biases', attention_sinks: 'Attention sinks',
-  mtp_layers: 'MTP modules', hybrid_pattern: 'Hybrid layers (M * -)', state: 'SSM state', groups: 'B/C groups',
+  mtp_layers: 'MTP modules', hybrid_pattern: 'Hybrid layers (M * -)', state: 'SSM state',
   conv_kernel: 'Conv taps', chunk: 'Scan chunk', tokens: 'Window / chunk tokens', global_every: 'Global every k-th layer', chunked: 'Chunked (not sliding)',
 };
 export const GPU_LABELS = {
@@ -19,7 +20,7 @@ export const GPU_LABELS = {
 };
 export const FIELD_LABELS = {
   model: 'Model', gpu: 'GPU', gpus: 'GPUs', gpn: 'GPUs per node', seq: 'Sequence length', gbs: 'Global batch',
-  prec: 'Precision', fw: 'Framework', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
+  prec: 'Precision', fw: 'Framework', disp: 'MoE dispatcher', epov: 'EP all-to-all overlap', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',

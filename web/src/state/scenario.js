@@ -22,7 +22,7 @@ export const withDefault = (state, key) => (state[key] === '' || state[key] === 
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
 export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal' };
 /** Fields that are true or false in the scenario (the form's select says 'true' or 'false'). */
-const BOOLEAN_KEYS = new Set(['rail']);
+const BOOLEAN_KEYS = new Set(['rail', 'epov']);
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */
@@ -43,7 +43,7 @@ export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation',
   'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers', 'hybrid_pattern'];
-export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers', 'every'];
+export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers', 'every', 'groups', 'group_top_k'];
 /** Local attention (sliding window or chunks) of a custom model: docs/cli.md model.local_attention. */
 export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
 /** A hybrid model's Mamba-2 mixers: docs/cli.md model.mamba. */

@@ -32,7 +32,11 @@ export const TOPOLOGY_FIELDS = {
  * The training stack (docs/cli.md training.framework; issue #25): empty is the engine's default,
  * Megatron-Core, so old links open as before.
  */
-export const TRAINING_FIELDS = { fw: ['training', 'framework'] };
+export const TRAINING_FIELDS = {
+  fw: ['training', 'framework'],
+  // Mixture-of-experts dispatch (issue #22): empty is the framework's (the all-to-all, no overlap).
+  disp: ['training', 'moe_dispatcher'], epov: ['training', 'overlap_moe_expert_parallel_comm'],
+};
 /** Every optional field with a key of its own: key -> path in the scenario. */
 export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
@@ -55,7 +59,7 @@ const MAX_VALUE_CHARS = 200;
 export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
-  tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '',
+  tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
   x: null, ...UI_DEFAULTS,
 });
 

@@ -82,6 +82,25 @@ double reduce_scatter_s(double bytes, const GroupPlacement& group, const GpuSpec
 /// All-to-all of `bytes` per rank: the off-node share over the NIC, the rest over NVLink.
 double all_to_all_s(double bytes, const GroupPlacement& group, const GpuSpec& gpu);
 
+/**
+ * Nodes other than its own that one token's top-k copies reach, expected, when the EP group
+ * spans `ep_nodes` nodes with the experts spread evenly over them and routing balanced. A token
+ * can reach R = min(ep_nodes, top_k) nodes, or, with group-limited routing, the nodes of its
+ * group_top_k groups (groups laid over the nodes in order: group_top_k · ep_nodes / groups of
+ * them, at least group_top_k when groups ≤ nodes). Its k copies land on D = R·(1 − (1 − 1/R)^k)
+ * distinct nodes, its own among them with probability D / ep_nodes. DeepSeek-V3 on 8 nodes
+ * (8 groups, top-4): R = 4, D = 3.60, 3.15 remote, against 7 remote copies of 8 unlimited.
+ */
+double remote_nodes_per_token(const MoeSpec& moe, int ep_nodes);
+
+/**
+ * A deduplicating dispatch (DeepEP, Megatron's flex dispatcher): each of `tokens_bytes` worth of
+ * tokens crosses the network once per remote node it is routed to, then its `copies` fan out
+ * over NVLink inside the node. Network and NVLink run at once; the slower sets the time.
+ */
+double deduplicated_all_to_all_s(double tokens_bytes, double copies, double remote_nodes,
+                                 const GroupPlacement& group, const GpuSpec& gpu);
+
 /// Point-to-point send of `bytes` to a neighbour, over the network when `cross_node`.
 double send_recv_s(double bytes, bool cross_node, const GpuSpec& gpu);
 
