@@ -456,6 +456,7 @@ TEST(MoeRouting, FlexDispatchSendsEachTokenOncePerRemoteNode) {
   const double network_s = token_bytes * remote / network(gpu).bytes_per_s + network(gpu).latency_s;
   const double nvlink_s = token_bytes * 8 * 63.0 / 64 / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s;
   EXPECT_DOUBLE_EQ(deduplicated_all_to_all_s(token_bytes, 8, remote, ep, gpu), std::max(network_s, nvlink_s));
+  s.training.moe_dispatcher = MoeDispatcher::kAllToAll;
   const double all_to_all = layer_times(s, p, 5).ep_forward_s;
   s.training.moe_dispatcher = MoeDispatcher::kFlex;
   const LayerTimes flex = layer_times(s, p, 5);

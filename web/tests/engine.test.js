@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FULL_COMMANDS, PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
 import createNodeEngine from '../src/engine/node-engine.js';
-import { presetToCustom, toScenario } from '../src/state/scenario.js';
+import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_FIELDS, MOE_FIELDS, PATHS, presetToCustom, toScenario } from '../src/state/scenario.js';
 import { DEFAULT_STATE } from '../src/state/url.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -124,6 +124,45 @@ describe('Hugging Face import: wasm equals `pplan import_model`', () => {
     const plan = JSON.parse(await requestText({ command: 'plan', scenario }));
     expect(plan.ok).toBe(true);
     expect(plan.plans[0].fits).toBe(true);
+  });
+});
+
+describe('every field the engine reports has a control on the page (issue #25)', () => {
+  it('the resolved training switches and the plan\'s parallel fields each have a form key', async () => {
+    // A MoE scenario in FP8 with a pinned uneven split and partial recomputation, so that the
+    // engine reports every optional training and parallel field it has.
+    const scenario = { schema_version: 1, model: 'deepseek-v3', cluster: { gpu: 'h100-sxm', gpus: 1024 },
+      training: { seq_len: 4096, global_batch: 4096, precision: 'fp8' },
+      parallel: { tp: 2, pp: 16, dp: 32, ep: 32, etp: 1, recompute: 'full', recompute_layers: 1, first_stage_layers: 3, last_stage_layers: 3 } };
+    const body = JSON.parse(await requestText({ command: 'evaluate', scenario }));
+    expect(body.ok).toBe(true);
+    const paths = new Set(Object.values(PATHS));
+    const missing = [];
+    for (const key of Object.keys(body.training)) if (!paths.has(`/training/${key}`)) missing.push(`training.${key}`);
+    for (const key of Object.keys(body.parallel)) if (!paths.has(`/parallel/${key}`)) missing.push(`parallel.${key}`);
+    expect(missing).toEqual([]);
+  });
+
+  it('every field of every model preset has a field in the custom-model form', async () => {
+    const presets = JSON.parse(await requestText({ command: 'presets' }));
+    const blocks = { moe: MOE_FIELDS, mla: MLA_FIELDS, local_attention: LOCAL_ATTENTION_FIELDS, mamba: MAMBA_FIELDS };
+    const notEdited = new Set(['id', 'source', 'schema_version']);  // a custom model's identity, not its shape
+    const missing = new Set();
+    for (const model of Object.values(presets.models)) {
+      for (const [key, value] of Object.entries(model)) {
+        if (notEdited.has(key)) continue;
+        if (key in blocks) {
+          for (const inner of Object.keys(value || {})) if (!blocks[key].includes(inner)) missing.add(`${key}.${inner}`);
+        } else if (!MODEL_FIELDS.includes(key)) missing.add(key);
+      }
+    }
+    // A GPU's memory_gib is its memory_gb field (one figure: the GiB it holds); its system is what
+    // the Topology controls (nvd, nics, nicg) override.
+    const gpuNotEdited = new Set([...notEdited, 'memory_gib', 'system']);
+    for (const gpu of Object.values(presets.gpus)) {
+      for (const key of Object.keys(gpu)) if (!gpuNotEdited.has(key) && !GPU_FIELDS.includes(key)) missing.add(`gpu.${key}`);
+    }
+    expect([...missing].sort()).toEqual([]);
   });
 });
 

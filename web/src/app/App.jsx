@@ -187,6 +187,9 @@ function Results({ store, compact }) {
                            onSelect={(i) => store.update({ sel: String(i) }, PUSH)}
                            onPin={(p) => fix({ tp: String(p.tp), pp: String(p.pp), dp: String(p.dp), cp: String(p.cp), ep: String(p.ep),
                              etp: p.etp === undefined ? '' : String(p.etp),
+                             rcl: p.recompute_layers ? String(p.recompute_layers) : '',
+                             fsl: p.first_stage_layers ? String(p.first_stage_layers) : '',
+                             lsl: p.last_stage_layers ? String(p.last_stage_layers) : '',
                              vpp: String(p.vpp), mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />
               <ScalingChart scaling={store.scaling.value} currentGpus={gpus} onUseGpus={(n) => fix({ gpus: String(n) })}
                             stale={!store.scaling.value || store.scaling.value.key !== store.resultKey.value} />

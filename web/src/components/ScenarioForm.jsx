@@ -4,14 +4,26 @@
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, specToState, typed } from '../state/scenario.js';
+import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MODEL_STYLE_BOOLEANS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, specToState, typed } from '../state/scenario.js';
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
 const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
 const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
-  ['ep', 'EP (expert)'], ['etp', 'ETP (expert tensor)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch']];
+  ['ep', 'EP (expert)'], ['etp', 'ETP (expert tensor)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch'],
+  ['rcl', 'Recomputed layers per chunk (full)'], ['fsl', 'Layers on the first stage'], ['lsl', 'Layers on the last stage']];
+
+/** The framework's switches (docs/cli.md training.*): each select's values, empty = the framework's. */
+const ON_OFF = [['true', 'on'], ['false', 'off']];
+const SWITCHES = {
+  fa: ON_OFF, ogr: ON_OFF, opg: ON_OFF, tpo: ON_OFF, gr32: ON_OFF, cg: ON_OFF,
+  f8r: [['delayed', 'delayed scaling'], ['current', 'current scaling'], ['blockwise', 'blockwise'], ['mxfp8', 'MXFP8 (Blackwell)']],
+  osd: [['fp32', 'FP32 master and moments'], ['bf16', 'BF16 moments']],
+};
+/** A switch's options: the framework's default, its values, and an unknown value as typed. */
+const switchOptions = (key, current) => [['', "the framework's default"], ...SWITCHES[key],
+  ...(current === '' || current === undefined || SWITCHES[key].some(([v]) => v === current) ? [] : [[current, current]])];
 
 function specValue(spec, key) {
   // A GPU's memory is entered in GiB, as the "80GB" parts are sold (80 GiB of HBM).
@@ -63,12 +75,14 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const editModel = (key, value, block = null) => {
     const base = modelIsPreset ? (models[state.model] ? presetToCustom(models[state.model], 'model') : { moe: null }) : state.model;
     const next = { ...base };
-    const fields = block === 'moe' ? MOE_FIELDS : block === 'mamba' ? MAMBA_FIELDS : LOCAL_ATTENTION_FIELDS;
+    const fields = block === 'moe' ? MOE_FIELDS : block === 'mamba' ? MAMBA_FIELDS : block === 'mla' ? MLA_FIELDS : LOCAL_ATTENTION_FIELDS;
     if (block) next[block] = { ...Object.fromEntries(fields.map((k) => [k, ''])), ...(base[block] || {}), [key]: value };
     else next[key] = value;
     onChange({ model: next });
   };
   const booleanOptions = [['', 'no (default)'], ['true', 'yes'], ['false', 'no']];
+  // Tied embeddings, dropout and learned positions default by activation and framework.
+  const styleOptions = [['', 'default (GPT-style for GeLU)'], ['true', 'yes'], ['false', 'no']];
   // Editing a preset GPU's field makes a preset with overrides: the preset's figures and
   // calibration, changed only where the user says (issue #15); a custom GPU stays custom.
   const editGpu = (key, value) => {
@@ -121,7 +135,8 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
                        options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'], ...(['gelu', 'swiglu', 'geglu', 'squared_relu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
               : MODEL_BOOLEANS.has(k)
-                ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)} options={booleanOptions}
+                ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
+                         options={MODEL_STYLE_BOOLEANS.has(k) ? styleOptions : booleanOptions}
                          onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
                 : <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
                          inputMode={k === 'name' || k === 'hybrid_pattern' ? 'text' : 'numeric'} wide={k === 'name' || k === 'hybrid_pattern'}
@@ -135,6 +150,13 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
               <Field key={k} id={`f-moe-${k}`} label={MODEL_LABELS[k]} value={specValue(moeOn, k)}
                      placeholder={k === 'every' ? '1 (every layer)' : undefined}
                      onInput={(v) => editModel(k, v, 'moe')} error={err(`model.moe.${k}`) || (k === 'experts' && err('model.moe'))} />))}
+          </div>
+          <p class="sub">Multi-head latent attention {modelSpec && modelSpec.mla ? '' : '(empty: multi-head or grouped-query attention)'}</p>
+          <div class="grid">
+            {MLA_FIELDS.map((k) => (
+              <Field key={k} id={`f-mla-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec && modelSpec.mla, k)}
+                     placeholder={k === 'q_lora_rank' ? '0 (queries projected directly)' : undefined}
+                     onInput={(v) => editModel(k, v, 'mla')} error={err(`model.mla.${k}`) || (k === 'kv_lora_rank' && err('model.mla'))} />))}
           </div>
           <p class="sub">Local attention {localOn ? '' : '(empty: every layer global)'}</p>
           <div class="grid">
@@ -167,7 +189,12 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
         <details open={!gpuIsPreset || overrides.length > 0}>
           <summary>{gpuIsPreset ? 'GPU spec (edit to change the preset)' : 'Custom GPU'}</summary>
           <div class="grid">
-            {GPU_FIELDS.map((k) => (
+            {GPU_FIELDS.map((k) => (k === 'architecture'
+              ? <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
+                       options={[['', 'hopper (default)'], ['ampere', 'Ampere'], ['hopper', 'Hopper'], ['blackwell', 'Blackwell'],
+                         ...(['', 'ampere', 'hopper', 'blackwell'].includes(specValue(gpuSpec, k)) ? [] : [[specValue(gpuSpec, k), specValue(gpuSpec, k)]])]}
+                       onInput={(v) => editGpu(k, v)} error={err(`gpu.${k}`)} hint="selects the time model's calibration and the launch rules" />
+              :
               <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
                      inputMode={k === 'name' ? 'text' : 'decimal'} wide={k === 'name'} kind="decimal"
                      onInput={(v) => editGpu(k, v)} error={err(`gpu.${k}`) || (k === 'memory_gb' && err('gpu.memory_gib'))}
@@ -216,6 +243,16 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
                  onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
         </div>
+        <details>
+          <summary>The framework's switches (each overridable)</summary>
+          <div class="grid">
+            {Object.keys(SWITCHES).map((k) => (
+              <Field key={k} id={`f-${k}`} label={FIELD_LABELS[k]} value={state[k] || ''} options={switchOptions(k, state[k])}
+                     onInput={(v) => onChange({ [k]: v }, PUSH)} error={err(k)} />))}
+            <Field id="f-hr" label={FIELD_LABELS.hr} value={state.hr || ''} inputMode="decimal" kind="decimal" placeholder="0.10 (default)"
+                   onInput={(v) => onChange({ hr: v })} error={err('hr')} hint="share of HBM the search keeps free" />
+          </div>
+        </details>
       </fieldset>
 
       <fieldset>

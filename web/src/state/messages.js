@@ -10,6 +10,9 @@ export const MODEL_LABELS = {
   experts: 'Experts', top_k: 'Experts per token (top-k)', shared_experts: 'Shared experts',
   expert_ffn_hidden: 'Expert FFN hidden', dense_layers: 'Dense layers (first)', every: 'Experts every k-th layer',
   groups: 'Routing groups', group_top_k: 'Groups per token',
+  tied_embeddings: 'Tied embeddings', dropout: 'Dropout', learned_positions: 'Learned positions', rope_theta: 'RoPE base (θ)',
+  nominal_params: 'Nominal size (parameters)', q_lora_rank: 'Query latent (q_lora_rank)', kv_lora_rank: 'K/V latent (kv_lora_rank)',
+  qk_nope_head_dim: 'Q/K dims without RoPE', qk_rope_head_dim: 'Q/K RoPE dims', v_head_dim: 'Value dims',
   head_dim: 'Head width (head_dim)', qk_norm: 'Q/K norms', linear_bias: 'Linear biases', attention_sinks: 'Attention sinks',
   mtp_layers: 'MTP modules', hybrid_pattern: 'Hybrid layers (M * -)', state: 'SSM state',
   conv_kernel: 'Conv taps', chunk: 'Scan chunk', tokens: 'Window / chunk tokens', global_every: 'Global every k-th layer', chunked: 'Chunked (not sliding)',
@@ -17,10 +20,15 @@ export const MODEL_LABELS = {
 export const GPU_LABELS = {
   name: 'Name', memory_gb: 'Memory (GiB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',
   nvlink_gbytes_per_s: 'NVLink GB/s per GPU', network_gbytes_per_s: 'Network GB/s per GPU',
+  architecture: 'Architecture', fp4_tflops: 'FP4 dense TFLOP/s (shown only)', hbm_gbytes_per_s: 'HBM GB/s',
+  sm_count: 'SMs', mamf_fraction_bf16: 'Achievable matmul share, BF16', mamf_fraction_fp8: 'Achievable matmul share, FP8',
 };
 export const FIELD_LABELS = {
   model: 'Model', gpu: 'GPU', gpus: 'GPUs', gpn: 'GPUs per node', seq: 'Sequence length', gbs: 'Global batch',
-  prec: 'Precision', fw: 'Framework', disp: 'MoE dispatcher', epov: 'EP all-to-all overlap', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
+  prec: 'Precision', fw: 'Framework', disp: 'MoE dispatcher', epov: 'EP all-to-all overlap',
+  fa: 'Flash attention', ogr: 'Overlap gradient reduction', opg: 'Overlap weight all-gather', tpo: 'TP communication overlap',
+  gr32: 'Gradients reduced in FP32', cg: 'CUDA graphs', f8r: 'FP8 recipe', osd: 'Optimizer state dtype', hr: 'Memory headroom',
+  rcl: 'Recomputed layers per chunk', fsl: 'Layers on the first stage', lsl: 'Layers on the last stage', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',

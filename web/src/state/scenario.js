@@ -20,9 +20,9 @@ export const SCENARIO_DEFAULTS = Object.freeze({
 export const withDefault = (state, key) => (state[key] === '' || state[key] === undefined ? SCENARIO_DEFAULTS[key] : state[key]);
 
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
-export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal' };
+export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal', hr: 'decimal' };
 /** Fields that are true or false in the scenario (the form's select says 'true' or 'false'). */
-const BOOLEAN_KEYS = new Set(['rail', 'epov']);
+const BOOLEAN_KEYS = new Set(['rail', 'epov', 'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg']);
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */
@@ -30,11 +30,12 @@ export const PATHS = {
   model: '/model', gpu: '/cluster/gpu', gpus: '/cluster/gpus', gpn: '/cluster/gpus_per_node',
   seq: '/training/seq_len', gbs: '/training/global_batch', prec: '/training/precision',
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep', etp: '/parallel/etp',
+  rcl: '/parallel/recompute_layers', fsl: '/parallel/first_stage_layers', lsl: '/parallel/last_stage_layers',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
   rc: '/parallel/recompute', zero: '/parallel/zero',
   ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
-export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero'];
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'fsl', 'lsl'];
 /** Every parallel field empty: the search is free. */
 export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
 /** Whether a state pins any parallel field. */
@@ -42,7 +43,12 @@ export const isPinned = (state) => PARALLEL_KEYS.some((k) => state[k] !== '' && 
 
 /** Fields of a custom model and GPU the form shows (others are carried along unchanged). */
 export const MODEL_FIELDS = ['name', 'layers', 'hidden', 'heads', 'kv_heads', 'ffn_hidden', 'vocab', 'activation',
-  'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers', 'hybrid_pattern'];
+  'head_dim', 'qk_norm', 'linear_bias', 'attention_sinks', 'mtp_layers', 'hybrid_pattern',
+  'tied_embeddings', 'dropout', 'learned_positions', 'rope_theta', 'nominal_params'];
+/** Model booleans whose default depends on the activation and the framework (docs/cli.md). */
+export const MODEL_STYLE_BOOLEANS = new Set(['tied_embeddings', 'dropout', 'learned_positions']);
+/** Multi-head latent attention of a custom model: docs/cli.md model.mla. */
+export const MLA_FIELDS = ['q_lora_rank', 'kv_lora_rank', 'qk_nope_head_dim', 'qk_rope_head_dim', 'v_head_dim'];
 export const MOE_FIELDS = ['experts', 'top_k', 'shared_experts', 'expert_ffn_hidden', 'dense_layers', 'every', 'groups', 'group_top_k'];
 /** Local attention (sliding window or chunks) of a custom model: docs/cli.md model.local_attention. */
 export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
@@ -50,7 +56,8 @@ export const LOCAL_ATTENTION_FIELDS = ['tokens', 'global_every', 'chunked'];
 export const MAMBA_FIELDS = ['heads', 'head_dim', 'state', 'groups', 'conv_kernel', 'chunk'];
 /** Model fields that are true or false (the form's select says 'true' or 'false'). */
 export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sinks', 'chunked', 'tied_embeddings', 'dropout', 'learned_positions']);
-export const GPU_FIELDS = ['name', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'nvlink_gbytes_per_s', 'network_gbytes_per_s'];
+export const GPU_FIELDS = ['name', 'architecture', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'fp4_tflops', 'hbm_gbytes_per_s',
+  'nvlink_gbytes_per_s', 'network_gbytes_per_s', 'sm_count', 'mamf_fraction_bf16', 'mamf_fraction_fp8'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset', 'hybrid_pattern']);
 
 /** Text as typed -> a number when it spells one ("8k", "4,096"), else the text (the engine rejects it by name). */

@@ -36,12 +36,17 @@ export const TRAINING_FIELDS = {
   fw: ['training', 'framework'],
   // Mixture-of-experts dispatch (issue #22): empty is the framework's (the all-to-all, no overlap).
   disp: ['training', 'moe_dispatcher'], epov: ['training', 'overlap_moe_expert_parallel_comm'],
+  // The framework's switches, each overridable (docs/cli.md; issue #25): empty is the framework's.
+  fa: ['training', 'flash_attention'], ogr: ['training', 'overlap_grad_reduce'],
+  opg: ['training', 'overlap_param_gather'], tpo: ['training', 'tp_comm_overlap'],
+  gr32: ['training', 'grad_reduce_in_fp32'], cg: ['training', 'cuda_graphs'], f8r: ['training', 'fp8_recipe'],
+  osd: ['training', 'optimizer_state_dtype'], hr: ['training', 'memory_headroom'],
 };
 /** Every optional field with a key of its own: key -> path in the scenario. */
 export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
-  'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', ...Object.keys(REPORT_FIELDS),
+  'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
   ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report'];
@@ -60,6 +65,7 @@ export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
+  fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', fsl: '', lsl: '',
   x: null, ...UI_DEFAULTS,
 });
 
