@@ -299,12 +299,17 @@ static MethodFigures method_figures(const Scenario& scenario, const ParallelConf
   return f;
 }
 
-LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo) {
+LayerTimes dense_layer_times(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo) {
+  return layer_times(scenario, parallel, first_dense_layer(scenario.model), gemm_memo);
+}
+
+LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo,
+                               const LayerTimes* dense) {
   const ModelSpec& model = scenario.model;
   // Layer 0 is dense unless every layer holds experts, and then no dense layer is counted.
   const int moe_layer = first_moe_layer(model);
   LayerTimesPair pair;
-  pair.dense = layer_times(scenario, parallel, first_dense_layer(model), gemm_memo);
+  pair.dense = dense ? *dense : dense_layer_times(scenario, parallel, gemm_memo);
   pair.moe = moe_layer >= 0 ? layer_times(scenario, parallel, moe_layer, gemm_memo) : pair.dense;
   return pair;
 }

@@ -270,12 +270,15 @@ bool searches_expert_tp(const Scenario& scenario) {
 namespace {
 
 /// Layer times depend on (tp, cp, micro_batch, ep, etp, sp) and the recompute kind only; one
-/// timing per key serves the three kinds. With each, the cheaper layer's whole time, which the bound
-/// reads per configuration.
+/// timing per key serves the three kinds. With each, the dense and MoE layers' whole times, which
+/// the bound reads per configuration.
 struct CachedLayerTimes {
   LayerTimesPair times;
-  double cheaper_total_s;
+  double dense_total_s;  ///< times.dense.total_s(), kept: the bound reads it per configuration
+  double moe_total_s;
 };
+/// The three recompute kinds' layer times of one key.
+using LayerEntry = std::array<CachedLayerTimes, 3>;
 struct LayerKeyHash {
   std::size_t operator()(const std::array<int, 6>& k) const {
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the six values
@@ -489,6 +492,9 @@ class SearchPass {
       }
       bool any_fit = false;
       bool all_checked = true;
+      // Each (layout, sp)'s layer times, looked up once per micro-batch when first needed (the
+      // key does not depend on vpp, ZeRO or the recompute kind).
+      std::vector<const LayerEntry*> entries(g.expert_layouts.size() * g.sps.size(), nullptr);
       for (int vpp : g.vpps) {
         if (!vpp_schedule_ok(g.base, mb, vpp)) {
           reject("plan.vpp_microbatches", g.inner_per_vpp);
@@ -528,7 +534,7 @@ class SearchPass {
                 p.zero = zero;
                 const std::size_t i = slot(layout.etp_index, si, r);
                 const Next next = score(g, p, g.params_by_layout[li], activations[i], stage_activations[i],
-                                        kinds - r, any_fit);
+                                        kinds - r, any_fit, entries[li * g.sps.size() + si]);
                 if (next != Next::kCandidate) break;
               }
             }
@@ -582,19 +588,25 @@ class SearchPass {
   }
 
   /// The layer times of p's key, timed once per key.
-  const CachedLayerTimes& cached_layer_times(const ParallelConfig& p) {
+  const LayerEntry& cached_layer_times(const ParallelConfig& p) {
     const std::array<int, 6> key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel)};
     auto by_kind = layer_cache_.find(key);
     if (by_kind == layer_cache_.end()) {
-      const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_);
+      // The dense layer does not depend on ep or etp: timed once per (tp, cp, mb, sp).
+      const std::array<int, 6> dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel)};
+      auto dense = dense_cache_.find(dense_key);
+      if (dense == dense_cache_.end()) {
+        dense = dense_cache_.emplace(dense_key, dense_layer_times(scenario_, p, &gemm_memo_)).first;
+      }
+      const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_, &dense->second);
       std::array<CachedLayerTimes, 3> kinds;
       for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
         const LayerTimesPair times{with_recompute(timed.dense, kind), with_recompute(timed.moe, kind)};
-        kinds[int(kind)] = {times, std::min(times.dense.total_s(), times.moe.total_s())};
+        kinds[int(kind)] = {times, times.dense.total_s(), times.moe.total_s()};
       }
       by_kind = layer_cache_.emplace(key, kinds).first;
     }
-    return by_kind->second[int(p.recompute)];
+    return by_kind->second;
   }
 
   /// One candidate: memory, the framework's rules, the step-time bound, the estimate.
@@ -602,7 +614,7 @@ class SearchPass {
   /// does not fit (they need more memory still).
   Next score(const GridSpace& g, ParallelConfig& p, const CandidateStageParams& stage_params,
              const LayerActivationParts& layer_parts, const CandidateActivations& stage_activations,
-             std::size_t heavier_left, bool& any_fit) {
+             std::size_t heavier_left, bool& any_fit, const LayerEntry*& entry) {
     if (stats().configs_scored >= options_.max_configs) {
       stop("configurations", p.tp, p.cp, p.pp);
       return Next::kStop;
@@ -642,14 +654,25 @@ class SearchPass {
         return Next::kCandidate;
       }
     }
-    const CachedLayerTimes& cached = cached_layer_times(p);
-    // Bound: every micro-batch and the bubble pass through the fullest stage, so
-    // (m + (p−1)/v) · its layers · the cheaper layer time cannot be beaten. A plan whose bound
-    // already loses to the kept ones cannot win.
+    if (!entry) entry = &cached_layer_times(p);
+    const CachedLayerTimes& cached = (*entry)[int(p.recompute)];
+    // Bound: every micro-batch and the bubble pass through the slowest stage, so (m + (p−1)/v)
+    // times any stage's per-micro-batch time (its dense and MoE layers at their own times; the
+    // LM head left out) cannot be beaten. Partial full recomputation reruns only some layers:
+    // its stages are bounded without recomputation. A plan whose bound already loses to the
+    // kept ones cannot win.
     const double threshold_s = families_.threshold_s();
     if (threshold_s < std::numeric_limits<double>::infinity()) {
       const double m = double(scenario_.training.global_batch) / (double(p.dp) * p.micro_batch);
-      const double bound = (m + (p.pp - 1.0) / p.vpp) * g.split.max_layers() * cached.cheaper_total_s;
+      const bool partial = p.recompute == Recompute::kFull && p.recompute_layers > 0;
+      const CachedLayerTimes& times = partial ? (*entry)[int(Recompute::kNone)] : cached;
+      const double dense_s = times.dense_total_s, moe_s = times.moe_total_s;
+      double stage_s = g.split.max_layers() * std::min(dense_s, moe_s);
+      for (int i = 0; i < stage_params.stages.count; ++i) {
+        const int moe_layers = stage_params.moe_layers[i];
+        stage_s = std::max(stage_s, (stage_params.layers[i] - moe_layers) * dense_s + moe_layers * moe_s);
+      }
+      const double bound = (m + (p.pp - 1.0) / p.vpp) * stage_s;
       if (bound > threshold_s) {
         if (const char* code = first_structural_error(scenario_, p, g.split)) {
           reject(code, 1);
@@ -685,7 +708,8 @@ class SearchPass {
   const std::vector<Recompute> recomputes_;
   const std::vector<int> zeros_;
   std::vector<std::pair<const char*, long long>> rejected_;
-  std::unordered_map<std::array<int, 6>, std::array<CachedLayerTimes, 3>, LayerKeyHash> layer_cache_;
+  std::unordered_map<std::array<int, 6>, LayerEntry, LayerKeyHash> layer_cache_;
+  std::unordered_map<std::array<int, 6>, LayerTimes, LayerKeyHash> dense_cache_;
   GemmMemo gemm_memo_;
 };
 

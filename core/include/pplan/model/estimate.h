@@ -106,9 +106,14 @@ struct LayerTimesPair {
   LayerTimes moe;
 };
 
-/// The layer times evaluate() uses for `parallel` (`gemm_memo`: see layer_times()).
+/// The layer times evaluate() uses for `parallel` (`gemm_memo`: see layer_times()). A dense
+/// layer's times do not depend on ep or etp: `dense`, when given, are those times for this
+/// (tp, cp, micro_batch, sequence_parallel), already computed (the search's cache).
 LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& parallel,
-                               GemmMemo* gemm_memo = nullptr);
+                               GemmMemo* gemm_memo = nullptr, const LayerTimes* dense = nullptr);
+
+/// The dense layer's times alone (layer_times_for's `dense`).
+LayerTimes dense_layer_times(const Scenario& scenario, const ParallelConfig& parallel, GemmMemo* gemm_memo = nullptr);
 
 /// How much of an estimate to produce.
 struct EvaluateOptions {
