@@ -1163,3 +1163,20 @@ TEST(MoeDispatchLaunch, FlexGroupsAndOverlapAreCarriedOrRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(RecomputeModulesLaunch, TheModulesPricedAreTheModulesLaunched) {
+  // MLA's default selective recomputation reruns the attention core and the up-projections
+  // (their outputs are not kept: memory.cpp), so the launch names both.
+  const json ds = pinned("deepseek-v3", "h100-sxm", 256, 4096, 1024, "fp8", grid(1, 8, 32, 1, "selective", 1, 32));
+  EXPECT_TRUE(contains(text_of(ds, "megatron"), "--recompute-modules core_attn mla_up_proj")) << text_of(ds, "megatron");
+  EXPECT_TRUE(contains(text_of(ds, "nemo"), "recompute_modules = [\"core_attn\", \"mla_up_proj\"]"));
+  json mixtral = pinned("mixtral-8x7b", "h100-sxm", 64, 4096, 512, "bf16", grid(1, 1, 64, 1, "selective", 1, 8));
+  mixtral["parallel"]["recompute_modules"] = {"layernorm", "moe_act"};
+  EXPECT_TRUE(contains(text_of(mixtral, "megatron"), "--recompute-modules layernorm moe_act"));
+  // Megatron-DeepSpeed's selective granularity is the attention core alone.
+  EXPECT_TRUE(refused_with(priced_for(mixtral, "deepspeed"), "deepspeed", "deepspeed.recompute_modules"));
+}
+
+}  // namespace

@@ -506,3 +506,72 @@ TEST(MoeRouting, GroupsParseImportAndAreRefusedWhereTheyCannotRun) {
 
 }  // namespace
 }  // namespace pplan
+
+namespace pplan {
+namespace {
+
+// Selective recomputation by module (Megatron --recompute-modules), on the Mixtral MoE layer of
+// MoeMemory.MoeLayerKeepsDispatchedCopiesAndExpertOutputs: 63·s·b·h bytes kept without it
+// (norm inputs 4, block inputs 2 + 2 | Q 2, K and V 1, attention output 2 | SwiGLU 6·2f/h = 42 |
+// dispatch copies and expert outputs 8).
+TEST(RecomputeModules, EachModuleDropsWhatItsRerunRecreates) {
+  const Scenario s = scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":512}})");
+  ParallelConfig p;
+  p.dp = 8;
+  const double sbh = 4096.0 * 4096.0;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 63.0 * sbh);
+  p.recompute = Recompute::kSelective;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 63.0 * sbh);  // core_attn: flash keeps no scores
+  // layernorm: the two norms' outputs (2 + 2); moe_act: the routed experts' activation output,
+  // 2 bytes · 14336 · top-2 / 4096 = 14.
+  p.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (63.0 - 4 - 14) * sbh);
+  // moe: the whole block's inside (42) and its dispatch (8).
+  p.recompute_modules = kRecomputeMoe;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (63.0 - 42 - 8) * sbh);
+}
+
+TEST(RecomputeModules, EachModuleCostsItsForwardRerun) {
+  const Scenario s = scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":512}})");
+  ParallelConfig p;
+  p.dp = 8;
+  p.recompute = Recompute::kSelective;
+  p.recompute_modules = kRecomputeLayernorm;
+  const LayerTimes norms = layer_times(s, p, 0);
+  // Two norms, each reading and writing 4096 bf16 values per token, over HBM at its efficiency.
+  const Device device = device_of(s);
+  EXPECT_DOUBLE_EQ(norms.recompute_s, stream_s(4096.0 * 4.0 * 4096 * 2, device));
+  p.recompute_modules = kRecomputeMoe;
+  const LayerTimes block = layer_times(s, p, 0);
+  EXPECT_DOUBLE_EQ(block.recompute_s, block.module_forward_s[5]);
+  EXPECT_GT(block.recompute_s, 0.3 * block.gemm_forward_s);  // the experts are most of the layer
+  p.recompute_modules = kRecomputeMoe | kRecomputeLayernorm | kRecomputeCoreAttn;
+  EXPECT_DOUBLE_EQ(layer_times(s, p, 0).recompute_s,
+                   block.recompute_s + norms.recompute_s + block.attention_forward_s);
+}
+
+TEST(RecomputeModules, ParsedAsMegatronNamesThemAndRefusedWhereAbsent) {
+  const std::string head = R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":512},"parallel":)";
+  const Scenario s = scenario_from(head + R"({"recompute_modules":["moe_act","layernorm"]}})");
+  EXPECT_EQ(*s.parallel.recompute, Recompute::kSelective);  // the modules set selective
+  EXPECT_EQ(*s.parallel.recompute_modules, unsigned(kRecomputeMoeAct | kRecomputeLayernorm));
+  auto error = [&](const std::string& parallel) {
+    try {
+      scenario_from(head + parallel + "}");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error(R"({"recompute_modules":["mla_up_proj"]})").find("/parallel/recompute_modules/0"), std::string::npos);
+  EXPECT_NE(error(R"({"recompute":"full","recompute_modules":["moe"]})").find("/parallel/recompute_modules"),
+            std::string::npos);
+  EXPECT_NE(error(R"({"recompute_modules":["moe","attn"]})").find("/parallel/recompute_modules/1"), std::string::npos);
+  EXPECT_NE(error(R"({"recompute_modules":["moe","moe"]})").find("listed twice"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pplan

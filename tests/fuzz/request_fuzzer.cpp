@@ -244,6 +244,13 @@ json built_scenario(ByteReader& in) {
     if (in.flag()) s["training"]["moe_dispatcher"] = in.flag() ? "flex" : "alltoall";
     if (in.flag()) s["training"]["overlap_moe_expert_parallel_comm"] = in.flag();
     if (in.flag()) s["parallel"]["etp"] = in.count(64);
+    if (in.flag()) {
+      static const char* const kModules[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act",
+                                             "mlp",       "moe",         "shared_experts", "attn"};
+      json modules = json::array();
+      for (int i = in.byte() % 9; i > 0; --i) modules.push_back(kModules[in.byte() % 8]);
+      s["parallel"]["recompute_modules"] = modules;
+    }
   }
   return s;
 }
@@ -934,7 +941,7 @@ std::string set_field_path(ByteReader& in) {
                                      "description", "schema_version", "zz"};
   static const char* const kKeys[] = {
       "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
-      "moe_dispatcher", "overlap_moe_expert_parallel_comm", "groups", "group_top_k", "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
+      "moe_dispatcher", "overlap_moe_expert_parallel_comm", "groups", "group_top_k", "recompute_modules", "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
       "gpu", "gpus", "gpus_per_node", "nvlink_domain_gpus", "network", "rail_optimized",
       "oversubscription", "preset", "fp8_tflops", "bf16_tflops", "memory_gb", "memory_gib",
       "layers", "hidden", "heads", "kv_heads", "vocab", "moe", "experts", "mla", "name", "system"};

@@ -74,6 +74,14 @@ describe('scenario mapping', () => {
     expect(toScenario({ ...DEFAULT_STATE, sp: 'maybe' }).parallel.sequence_parallel).toBe('maybe');
   });
 
+  it('recompute modules: typed as a comma list, sent as Megatron\'s list, read back from a file', () => {
+    const doc = toScenario({ ...DEFAULT_STATE, rc: 'selective', rcm: 'layernorm, moe_act,' });
+    expect(doc.parallel.recompute_modules).toEqual(['layernorm', 'moe_act']);
+    expect(fromScenario(doc).rcm).toBe('layernorm, moe_act');
+    expect(fieldForPath('/parallel/recompute_modules/1')).toBe('rcm');
+    expect(fieldForPath('/model/mla/kv_lora_rank')).toBe('model.mla.kv_lora_rank');
+  });
+
   it('maps engine error paths to form fields', () => {
     expect(fieldForPath('/parallel/tp')).toBe('tp');
     expect(fieldForPath('/parallel/micro_batch')).toBe('mbs');

@@ -19,8 +19,23 @@ inline bool gated_mlp(Activation activation) {
 }
 /// Arithmetic used for the GEMMs; selects the GPU's peak.
 enum class Precision { kBf16, kFp8 };
-/// Activation recomputation (Korthikanti et al. 2022): none, attention core only, whole layer.
+/// Activation recomputation (Korthikanti et al. 2022): none, selected modules, whole layer.
 enum class Recompute { kNone, kSelective, kFull };
+/// The modules selective recomputation reruns (Megatron --recompute-modules), as bits: the
+/// attention core, MLA's up-projections, the norms, the MoE experts' activation function, a
+/// dense MLP, a whole MoE block, the shared experts.
+enum RecomputeModule : unsigned {
+  kRecomputeCoreAttn = 1u << 0,
+  kRecomputeMlaUpProj = 1u << 1,
+  kRecomputeLayernorm = 1u << 2,
+  kRecomputeMoeAct = 1u << 3,
+  kRecomputeMlp = 1u << 4,
+  kRecomputeMoe = 1u << 5,
+  kRecomputeSharedExperts = 1u << 6,
+};
+/// Megatron's names for the bits, in bit order.
+inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act",
+                                                        "mlp",       "moe",         "shared_experts"};
 /// The training stack (framework/framework.h): it sets the defaults of every switch below.
 enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// How FP8 GEMM inputs are scaled (Transformer Engine recipes): one scale per tensor from an
@@ -233,6 +248,9 @@ struct ParallelConfig {
   /// With full recompute: layers recomputed in each model chunk, the rest keep their
   /// activations (Megatron --recompute-method block --recompute-num-layers N); 0 = every layer.
   int recompute_layers = 0;
+  /// With selective recomputation: the modules rerun (RecomputeModule bits); 0 = pplan's default,
+  /// the attention core and, on an MLA model, its up-projections (recompute_modules()).
+  unsigned recompute_modules = 0;
   int zero = 0;  ///< 0 plain DP, 1 optimizer sharded, 2 + gradients, 3 + weights (FSDP)
   /// Uneven pipeline split: layers on the first/last stage; 0 = chosen automatically.
   int first_stage_layers = 0;
@@ -241,6 +259,14 @@ struct ParallelConfig {
 
 /// The expert tensor-parallel size in effect: etp, or tp when it is not set.
 inline int expert_tp(const ParallelConfig& p) { return p.etp > 0 ? p.etp : p.tp; }
+
+/// The modules a plan's selective recomputation reruns: its own, or the default (the attention
+/// core, and MLA's up-projections where the model has MLA); 0 unless recompute is selective.
+inline unsigned recompute_modules(const ParallelConfig& p, bool mla) {
+  if (p.recompute != Recompute::kSelective) return 0;
+  if (p.recompute_modules != 0) return p.recompute_modules;
+  return kRecomputeCoreAttn | (mla ? kRecomputeMlaUpProj : 0u);
+}
 
 /// Expert data parallelism: the copies of each expert in one stage, tp·cp·dp / (etp·ep)
 /// (Megatron-Core parallel_state: expert_data_parallel_size); at least 1.
@@ -254,6 +280,7 @@ inline long long expert_dp(const ParallelConfig& p) {
 struct ParallelConstraints {
   std::optional<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
   std::optional<int> first_stage_layers, last_stage_layers, recompute_layers;
+  std::optional<unsigned> recompute_modules;
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;
 };

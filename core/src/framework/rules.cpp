@@ -303,6 +303,7 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.moe_overlap_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3022"},
     {"megatron.moe_overlap_mtp", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3042"},
     {"deepspeed.moe_dispatch", "DeepSpeed edaa7221 deepspeed/moe/layer.py:38"},
+    {"deepspeed.recompute_modules", "pplan: Megatron-DeepSpeed 4efb479d has no --recompute-modules; its selective granularity reruns the attention core alone"},
     {"torchtitan.moe_dispatch", "torchtitan b5bcd76c torchtitan/models/common/config_utils.py:364"},
     {"megatron.param_gather_needs_grad_reduce", "Megatron-LM d98e8a64 megatron/training/arguments.py:1029"},
     {"megatron.cuda_graphs_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2858"},
@@ -1002,6 +1003,13 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   const ParallelConfig& p = f.parallel;
   if (framework_rule(LaunchFramework::kDeepSpeed, "deepspeed.priced_for_another_framework", s,
                      sink)) {
+    return true;
+  }
+  if (recompute_modules(p, s.model.mla.has_value()) & ~unsigned(kRecomputeCoreAttn) &&
+      sink.add("deepspeed.recompute_modules",
+               "Megatron-DeepSpeed's selective recomputation reruns the attention core alone, while "
+               "the plan reruns more modules (parallel.recompute_modules): use --format megatron or "
+               "recompute_modules [\"core_attn\"]")) {
     return true;
   }
   // deepspeed/runtime/pipe/engine.py: the pipeline engine supports ZeRO 0 and 1 only.

@@ -441,6 +441,44 @@ const Spec& find_preset(const std::map<std::string, Spec>& presets, const std::s
                        suggestion_text(id, known) + " (presets: " + list + ")");
 }
 
+/// parallel.recompute_modules: Megatron's module names, each once, each one the model has (MLA's
+/// up-projections need MLA; moe, moe_act and shared_experts experts, shared ones the last; mlp a
+/// dense MLP layer). It sets selective recomputation; with another recompute it is refused.
+unsigned parse_recompute_modules(const json& value, const std::string& path, const ModelSpec& model,
+                                 ParallelConstraints& c) {
+  if (!value.is_array() || value.empty() || value.size() > std::size(kRecomputeModuleNames)) {
+    throw InputError("schema.wrong_type", path, path + " must be a non-empty list of module names");
+  }
+  if (c.recompute && *c.recompute != Recompute::kSelective) {
+    throw InputError("input.inconsistent", path, path + " names the modules of selective recomputation, but "
+                     "parallel.recompute is \"" + recompute_name(*c.recompute) + "\"");
+  }
+  const bool moe = model.moe && model.moe->experts > 0;
+  unsigned mask = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const std::string at = path + "/" + std::to_string(i);
+    if (!value[i].is_string()) throw InputError("schema.wrong_type", at, at + " must be a module name");
+    const std::string name = value[i].get<std::string>();
+    std::size_t bit = 0;
+    while (bit < std::size(kRecomputeModuleNames) && name != kRecomputeModuleNames[bit]) ++bit;
+    if (bit == std::size(kRecomputeModuleNames)) {
+      throw InputError("schema.bad_enum", at, at + ": \"" + printable(name, 32) +
+                       "\" is not a module (core_attn, mla_up_proj, layernorm, moe_act, mlp, moe, shared_experts)");
+    }
+    if (mask & (1u << bit)) throw InputError("input.inconsistent", at, at + ": \"" + name + "\" is listed twice");
+    const unsigned m = 1u << bit;
+    const bool has = m == kRecomputeMlaUpProj ? model.mla.has_value()
+                     : (m == kRecomputeMoe || m == kRecomputeMoeAct) ? moe
+                     : m == kRecomputeSharedExperts ? moe && model.moe->shared_experts > 0
+                     : m == kRecomputeMlp ? !moe || model.moe->dense_layers > 0 || model.moe->every > 1
+                     : true;
+    if (!has) throw InputError("input.inconsistent", at, at + ": the model has no " + name + " to recompute");
+    mask |= m;
+  }
+  c.recompute = Recompute::kSelective;
+  return mask;
+}
+
 MoeSpec parse_moe(const json& value, const std::string& path, int layers) {
   ObjectReader r(value, path);
   MoeSpec moe;
@@ -985,6 +1023,9 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     if (auto rc = r.optional_choice("recompute", kRecomputes)) c.recompute = static_cast<Recompute>(*rc);
     c.zero = r.optional_integer("zero", 0, 3);
     c.recompute_layers = r.optional_integer("recompute_layers", 1, s.model.layers);
+    r.allow("recompute_modules");
+    if (r.has("recompute_modules")) c.recompute_modules = parse_recompute_modules(document.at("parallel").at("recompute_modules"),
+                                                                                r.child("recompute_modules"), s.model, c);
     c.first_stage_layers = r.optional_integer("first_stage_layers", 1, s.model.layers);
     c.last_stage_layers = r.optional_integer("last_stage_layers", 1, s.model.layers);
     // An uneven split needs stages to split: at pp = 1 it would be echoed without effect.
@@ -1029,6 +1070,13 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   j["sequence_parallel"] = p.sequence_parallel;
   j["recompute"] = recompute_name(p.recompute);
   if (p.recompute == Recompute::kFull && p.recompute_layers > 0) j["recompute_layers"] = p.recompute_layers;
+  if (p.recompute == Recompute::kSelective && p.recompute_modules != 0) {
+    ordered_json modules = ordered_json::array();
+    for (std::size_t bit = 0; bit < std::size(kRecomputeModuleNames); ++bit) {
+      if (p.recompute_modules & (1u << bit)) modules.push_back(kRecomputeModuleNames[bit]);
+    }
+    j["recompute_modules"] = modules;
+  }
   j["zero"] = p.zero;
   if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;
   if (p.last_stage_layers > 0) j["last_stage_layers"] = p.last_stage_layers;

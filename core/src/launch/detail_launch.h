@@ -131,4 +131,10 @@ std::string num(long long value);
 std::string per_layer_experts(const ModelSpec& model, std::string_view expert, std::string_view dense,
                               std::string_view separator);
 
+/// The selective-recomputation modules the plan was priced with (specs.h recompute_modules),
+/// by Megatron's names, each wrapped in `quote` and joined by `separator`: --recompute-modules
+/// and NeMo's recompute_modules list.
+std::string recompute_module_list(const ParallelConfig& p, const ModelSpec& model, std::string_view quote,
+                                  std::string_view separator);
+
 }  // namespace pplan::detail

@@ -259,7 +259,8 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
                      num(f.microbatches) + " micro-batches per step"});
   t.flags.push_back({"--train-iters", "\"$TRAIN_ITERS\"", ""});
   if (p.recompute == Recompute::kSelective) {
-    t.flags.push_back({"--recompute-granularity", "selective", "attention core recomputed"});
+    t.flags.push_back({"--recompute-granularity", "selective", ""});
+    t.flags.push_back({"--recompute-modules", recompute_module_list(p, scenario.model, "", " "), "modules rerun, as priced"});
   } else if (p.recompute == Recompute::kFull) {
     t.flags.push_back({"--recompute-granularity", "full", ""});
     if (f.recompute_layers > 0) {

@@ -160,10 +160,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("model.config.overlap_moe_expert_parallel_comm", py_bool(scenario.training.overlap_moe_expert_parallel_comm));
   }
   if (p.recompute == Recompute::kSelective) {
-    set("model.config.recompute_granularity", "\"selective\"", "attention core recomputed");
+    set("model.config.recompute_granularity", "\"selective\"");
     set("model.config.recompute_method", "None");
     set("model.config.recompute_num_layers", "None");
-    set("model.config.recompute_modules", "[\"core_attn\"]");
+    set("model.config.recompute_modules", "[" + recompute_module_list(p, model, "\"", ", ") + "]", "modules rerun, as priced");
   } else if (p.recompute == Recompute::kFull) {
     // Partial recompute as NeMo's performance scripts write it (scripts/performance/helpers.py
     // set_recompute_configs): method "block", the first N layers of every model chunk.

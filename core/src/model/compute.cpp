@@ -118,6 +118,8 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
 /// The GEMMs of one layer per GPU, and the widths their FP8 casts stream.
 struct LinearLayers {
   GemmTimes gemms;
+  /// Forward GEMM time of the parts selective recomputation can rerun, by RecomputeModule bit.
+  std::array<double, 7> module_forward_s{};
   double linear_inputs = 0;     ///< widths of the linear layers' inputs per token (FP8 casts)
   double linear_outputs = 0;    ///< ... and of their outputs (the gradients cast in backward)
   double active_mlp_width = 0;  ///< MLP width a token passes through (top-k + shared experts)
@@ -136,10 +138,13 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
     // output projection split by heads.
     const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
     if (m.q_lora_rank > 0) add(l.gemms, time_gemms({{tokens, double(m.q_lora_rank), h}}, c.device, precision));
-    add(l.gemms, time_gemms({{tokens, a * c.dims.qk_head_dim, q_in},
-                             {tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h},
-                             {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)},
-                             {tokens, h, a * c.dims.v_head_dim}},
+    // The up-projections (queries, and keys/values from their latent): `mla_up_proj` reruns them.
+    const GemmTimes up = time_gemms({{tokens, a * c.dims.qk_head_dim, q_in},
+                                     {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)}},
+                                    c.device, precision);
+    add(l.gemms, up);
+    l.module_forward_s[1] += up.forward_s;
+    add(l.gemms, time_gemms({{tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h}, {tokens, h, a * c.dims.v_head_dim}},
                             c.device, precision));
     l.linear_inputs += h + q_in + double(m.kv_lora_rank) + a * c.dims.v_head_dim;
     l.linear_outputs += a * (c.dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
@@ -172,18 +177,25 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     const double etp = expert_tp(c.parallel);
     const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep * etp / t;
     const double experts_local = double(spec.experts) / c.parallel.ep;
-    add(l.gemms,
+    const GemmTimes routed =
         time_gemms({{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
-                   c.device, precision, experts_local));
+                   c.device, precision, experts_local);
+    add(l.gemms, routed);
+    GemmTimes shared;
     if (spec.shared_experts > 0) {
-      add(l.gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device,
-                              precision),
+      add(shared, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision),
           spec.shared_experts);
+      add(l.gemms, shared);
     }
     // The router stays in BF16.
-    add(l.gemms, time_gemms({{tokens, double(spec.experts), h}}, c.device, Precision::kBf16));
+    const GemmTimes router = time_gemms({{tokens, double(spec.experts), h}}, c.device, Precision::kBf16);
+    add(l.gemms, router);
+    l.module_forward_s[5] += routed.forward_s + shared.forward_s + router.forward_s;  // moe
+    l.module_forward_s[6] += shared.forward_s;                                         // shared_experts
   } else {
-    add(l.gemms, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision));
+    const GemmTimes mlp = time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision);
+    add(l.gemms, mlp);
+    l.module_forward_s[4] += mlp.forward_s;  // mlp
   }
   l.linear_inputs += h + l.active_mlp_width / t;
   l.linear_outputs += up_width * l.active_mlp_width / t + h;
@@ -254,13 +266,27 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
     forward_bytes += tokens * cast_bytes * l.linear_inputs;
     backward_bytes += tokens * cast_bytes * l.linear_outputs;
   }
+  double permute_bytes = 0;
   if (c.moe) {
-    const double permute_bytes = 2.0 * 2.0 * 2.0 * tokens * model.moe->top_k * h / t;
+    permute_bytes = 2.0 * 2.0 * 2.0 * tokens * model.moe->top_k * h / t;
     forward_bytes += permute_bytes;
     backward_bytes += permute_bytes;
   }
   lt.memory_forward_s = stream_s(forward_bytes, c.device);
   lt.memory_backward_s = stream_s(backward_bytes, c.device);
+  // What the recomputable modules stream in their forward: the norms (read and write h), the
+  // activation function over its width (moe_act: the routed experts'), a MoE block's permutes.
+  const double activation_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * tokens / t;
+  lt.module_forward_s[2] = stream_s(tokens * 4.0 * h * blocks / (c.sp ? t : 1.0), c.device);
+  if (c.moe) {
+    const MoeSpec& moe = *model.moe;
+    const double expert = moe.expert_ffn_hidden;
+    lt.module_forward_s[3] = stream_s(c.shares.mlp * activation_bytes * expert * moe.top_k, c.device);
+    lt.module_forward_s[5] += stream_s(c.shares.mlp * activation_bytes * l.active_mlp_width + permute_bytes, c.device);
+    lt.module_forward_s[6] += stream_s(c.shares.mlp * activation_bytes * expert * moe.shared_experts, c.device);
+  } else {
+    lt.module_forward_s[4] += stream_s(c.shares.mlp * activation_bytes * model.ffn_hidden, c.device);
+  }
 }
 
 /// The exposed TP, CP and EP communication of the layer (lt's GEMM and attention times must be
@@ -371,6 +397,7 @@ namespace {
 /// `into` += share · `part`: an average layer of a hybrid holds each block by its share.
 void add_share(LinearLayers& into, const LinearLayers& part, double share) {
   add(into.gemms, part.gemms, share);
+  for (std::size_t i = 0; i < into.module_forward_s.size(); ++i) into.module_forward_s[i] += share * part.module_forward_s[i];
   into.linear_inputs += share * part.linear_inputs;
   into.linear_outputs += share * part.linear_outputs;
   into.active_mlp_width += share * part.active_mlp_width;
@@ -407,21 +434,32 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   LayerTimes lt;
   lt.gemm_forward_s = linear.gemms.forward_s;
   lt.gemm_backward_s = linear.gemms.backward_s;
+  lt.module_forward_s = linear.module_forward_s;
   set_attention_core(c, lt);
   lt.attention_forward_s *= c.shares.attention;
   lt.attention_backward_s *= c.shares.attention;
   set_streaming(c, linear, lt);
   set_mamba_kernels(c, lt);
   set_host(c, set_communication(c, lt), lt);
-  return with_recompute(lt, parallel.recompute);
+  // Rerunning a MoE block reruns its dispatch and combine.
+  if (c.moe) lt.module_forward_s[5] += lt.ep_forward_s;
+  return with_recompute(lt, parallel.recompute, recompute_modules(parallel, scenario.model.mla.has_value()));
 }
 
-LayerTimes with_recompute(LayerTimes lt, Recompute recompute) {
-  // Full reruns the whole forward; selective reruns the attention core (Korthikanti et al.
-  // 2022 §5). Their FLOPs count toward HFU at the model level (estimate.cpp).
-  lt.recompute_s = recompute == Recompute::kFull        ? lt.forward_s()
-                   : recompute == Recompute::kSelective ? lt.attention_forward_s
-                                                        : 0.0;
+LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules) {
+  // Full reruns the whole forward; selective reruns its modules: the attention core
+  // (Korthikanti et al. 2022 §5) and those Megatron's --recompute-modules names. Their FLOPs
+  // count toward HFU at the model level (estimate.cpp).
+  if (recompute == Recompute::kFull) {
+    lt.recompute_s = lt.forward_s();
+  } else if (recompute == Recompute::kSelective) {
+    lt.recompute_s = (modules & kRecomputeCoreAttn) ? lt.attention_forward_s : 0.0;
+    for (std::size_t bit = 1; bit < lt.module_forward_s.size(); ++bit) {
+      if (modules & (1u << bit)) lt.recompute_s += lt.module_forward_s[bit];
+    }
+  } else {
+    lt.recompute_s = 0.0;
+  }
   return lt;
 }
 

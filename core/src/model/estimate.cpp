@@ -46,6 +46,7 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.recompute = c.recompute.value_or(Recompute::kNone);
   p.zero = c.zero.value_or(0);
   p.recompute_layers = c.recompute_layers.value_or(0);
+  p.recompute_modules = c.recompute_modules.value_or(0);
   p.first_stage_layers = c.first_stage_layers.value_or(0);
   p.last_stage_layers = c.last_stage_layers.value_or(0);
   return p;

@@ -25,22 +25,28 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   const double linear_input = fp8 ? 1.0 : 2.0;
   const double dropout = m.dropout ? 1.0 : 0.0;
   const bool moe = is_moe_layer(m, layer_index);
+  // Selective recomputation's modules (Megatron --recompute-modules) keep less: each drops what
+  // its rerun recreates.
+  const unsigned modules = recompute_modules(parallel, m.mla.has_value());
+  const auto reruns = [modules](unsigned module) { return (modules & module) != 0; };
   // Units of s·b·h bytes. Replicated over TP unless SP: both norm inputs (4), the inputs of
-  // the attention block and of the MLP (2 each), the dropout masks. A hybrid's average layer
-  // holds each block by its share (layer_shares): one norm input and one block input each.
+  // the attention block and of the MLP (2 each: the norms' outputs, dropped when the norms are
+  // recomputed), the dropout masks. A hybrid's average layer holds each block by its share
+  // (layer_shares): one norm input and one block input each.
   const LayerShares shares = layer_shares(m);
-  double replicated = (2.0 + linear_input) * shares.blocks() + (shares.attention + shares.mlp) * dropout;
+  double replicated = (2.0 + (reruns(kRecomputeLayernorm) ? 0.0 : linear_input)) * shares.blocks() +
+                      (shares.attention + shares.mlp) * dropout;
   double split = 0;  // divided over TP
   if (m.mla) {
     // MLA: the latents feeding the up-projections (and their norms) are per token, not per
-    // head; Q, K and V are per head. Selective recomputation reruns the up-projections
-    // (Megatron's `mla_up_proj`; DeepSeek-AI 2024 §3.2.3), so Q, K and V are not kept.
+    // head; Q, K and V are per head, not kept when the up-projections are recomputed
+    // (Megatron's `mla_up_proj`; DeepSeek-AI 2024 §3.2.3).
     const MlaSpec& a = *m.mla;
     const AttentionDims dims = attention_dims(m);
     const double latents = double(a.q_lora_rank) + a.kv_lora_rank;
     replicated += (2.0 * latents + linear_input * latents + 2.0 * a.qk_rope_head_dim) / h;
     const double qkv = 2.0 * dims.heads * (2.0 * dims.qk_head_dim + dims.v_head_dim) / h;
-    if (parallel.recompute == Recompute::kNone) split += qkv;
+    if (!reruns(kRecomputeMlaUpProj)) split += qkv;
     split += linear_input * dims.heads * dims.v_head_dim / h;  // attention output
   } else {
     // Q (heads·d wide, = h unless head_dim is decoupled), K and V (kv_heads·d each), the
@@ -51,11 +57,20 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   }
   // The MLP's inner activations: the up-projection output (2f GeLU, 4f SwiGLU) kept for the
   // activation's backward, and the activation output (f) feeding the down-projection. An MoE
-  // layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide.
-  const double mlp_ratio = (moe ? double(m.moe->expert_ffn_hidden) * (m.moe->top_k + m.moe->shared_experts)
-                                : double(m.ffn_hidden)) / h;
+  // layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide. Recomputed: a
+  // dense MLP (`mlp`) or the shared experts keep neither; the routed experts' activation
+  // (`moe_act`) keeps only its input; a whole MoE block (`moe`) keeps nothing past its input.
   const double up_output = gated_mlp(m.activation) ? 4.0 : 2.0;
-  split += shares.mlp * (up_output + linear_input) * mlp_ratio;
+  const double inner = up_output + linear_input;
+  if (moe) {
+    const double expert = double(m.moe->expert_ffn_hidden) / h;
+    const bool whole_block = reruns(kRecomputeMoe);
+    const double routed = whole_block ? 0.0 : (reruns(kRecomputeMoeAct) ? up_output : inner) * m.moe->top_k;
+    const double shared = whole_block || reruns(kRecomputeSharedExperts) ? 0.0 : inner * m.moe->shared_experts;
+    split += shares.mlp * (routed + shared) * expert;
+  } else if (!reruns(kRecomputeMlp)) {
+    split += shares.mlp * inner * double(m.ffn_hidden) / h;
+  }
   if (m.mamba && shares.mamba > 0) {
     // A Mamba-2 mixer keeps, per token: in_proj's output (z, x, B, C, dt), the conv's output
     // (x, B, C), the scan's output y, the chunk states the SSD backward reads (H·P·N per chunk
@@ -71,9 +86,11 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   // router's gradient). Each GPU sends the copies of its s·b/tp tokens; expert-TP all-gathers
   // those of its etp group before the expert GEMMs: etp/tp of the copies (not divided by tp
   // when etp = tp).
-  const double dispatch =
-      moe ? (linear_input + 2.0) * m.moe->top_k * double(expert_tp(parallel)) / t : 0.0;
-  const bool scores_kept = !scenario.training.flash_attention && parallel.recompute == Recompute::kNone;
+  const double dispatch = moe && !reruns(kRecomputeMoe)
+                              ? (linear_input + 2.0) * m.moe->top_k * double(expert_tp(parallel)) / t
+                              : 0.0;
+  const bool scores_kept = !scenario.training.flash_attention && parallel.recompute != Recompute::kFull &&
+                           !reruns(kRecomputeCoreAttn);
   if (scores_kept) {
     split += shares.attention * (2.0 + 3.0 * dropout) * m.heads * double(scenario.training.seq_len) / h;
   }

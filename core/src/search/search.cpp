@@ -601,7 +601,10 @@ class SearchPass {
       const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_, &dense->second);
       std::array<CachedLayerTimes, 3> kinds;
       for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-        const LayerTimesPair times{with_recompute(timed.dense, kind), with_recompute(timed.moe, kind)};
+        ParallelConfig with_kind = p;
+        with_kind.recompute = kind;
+        const unsigned modules = recompute_modules(with_kind, scenario_.model.mla.has_value());
+        const LayerTimesPair times{with_recompute(timed.dense, kind, modules), with_recompute(timed.moe, kind, modules)};
         kinds[int(kind)] = {times, times.dense.total_s(), times.moe.total_s()};
       }
       by_kind = layer_cache_.emplace(key, kinds).first;

@@ -12,7 +12,7 @@ const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
 const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
   ['ep', 'EP (expert)'], ['etp', 'ETP (expert tensor)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch'],
-  ['rcl', 'Recomputed layers per chunk (full)'], ['fsl', 'Layers on the first stage'], ['lsl', 'Layers on the last stage']];
+  ['rcl', 'Recomputed layers per chunk (full)'], ['rcm', 'Recomputed modules (selective)'], ['fsl', 'Layers on the first stage'], ['lsl', 'Layers on the last stage']];
 
 /** The framework's switches (docs/cli.md training.*): each select's values, empty = the framework's. */
 const ON_OFF = [['true', 'on'], ['false', 'off']];
@@ -274,7 +274,10 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
         ) : <p class="field-hint">Every layout is searched; fill a field to pin it.</p>}
         <div class="grid pins">
           {PIN_FIELDS.map(([k, label]) => (
-            <Field key={k} id={`f-${k}`} label={label} value={state[k]} placeholder={k === 'dp' && state.tp !== '' && state.pp !== '' ? 'follows the GPUs' : SEARCHED}
+            <Field key={k} id={`f-${k}`} label={label} value={state[k]}
+                   placeholder={k === 'rcm' ? 'core_attn (default); e.g. layernorm, moe_act'
+                     : k === 'dp' && state.tp !== '' && state.pp !== '' ? 'follows the GPUs' : SEARCHED}
+                   inputMode={k === 'rcm' ? 'text' : undefined} wide={k === 'rcm'}
                    onInput={(v) => onChange({ [k]: v })} error={err(k)} />))}
           <Field id="f-sp" label="Sequence parallel" value={state.sp}
                  options={[['', SEARCHED], ['true', 'on'], ['false', 'off'], ...(['', 'true', 'false'].includes(state.sp) ? [] : [[state.sp, state.sp]])]}

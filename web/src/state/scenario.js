@@ -30,12 +30,12 @@ export const PATHS = {
   model: '/model', gpu: '/cluster/gpu', gpus: '/cluster/gpus', gpn: '/cluster/gpus_per_node',
   seq: '/training/seq_len', gbs: '/training/global_batch', prec: '/training/precision',
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep', etp: '/parallel/etp',
-  rcl: '/parallel/recompute_layers', fsl: '/parallel/first_stage_layers', lsl: '/parallel/last_stage_layers',
+  rcl: '/parallel/recompute_layers', rcm: '/parallel/recompute_modules', fsl: '/parallel/first_stage_layers', lsl: '/parallel/last_stage_layers',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
   rc: '/parallel/recompute', zero: '/parallel/zero',
   ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
-export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'fsl', 'lsl'];
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl'];
 /** Every parallel field empty: the search is free. */
 export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
 /** Whether a state pins any parallel field. */
@@ -119,6 +119,8 @@ export function toScenario(state) {
     if (v === '' || v === undefined) continue;
     const name = PATHS[k].split('/')[2];
     if (k === 'sp') parallel[name] = v === 'true' ? true : v === 'false' ? false : v;
+    // Recompute modules: "layernorm, moe_act" -> ["layernorm", "moe_act"] (the engine names a bad one).
+    else if (k === 'rcm') parallel[name] = v.split(',').map((m) => m.trim()).filter((m) => m !== '');
     else if (k === 'rc') parallel[name] = v;
     else parallel[name] = typed(v);
   }
@@ -167,7 +169,10 @@ export function fromScenario(doc) {
   const parallel = rest.parallel || {};
   for (const k of PARALLEL_KEYS) {
     const name = PATHS[k].split('/')[2];
-    if (name in parallel) { state[k] = str(parallel[name]); delete parallel[name]; }
+    if (name in parallel) {
+      state[k] = Array.isArray(parallel[name]) ? parallel[name].join(', ') : str(parallel[name]);
+      delete parallel[name];
+    }
   }
   const x = {};
   for (const [k, v] of Object.entries(rest)) {
@@ -186,8 +191,9 @@ export function fromScenario(doc) {
 export function fieldForPath(path) {
   if (typeof path !== 'string') return null;
   for (const [key, p] of Object.entries(PATHS)) if (path === p) return key;
-  let m = /^\/model\/moe\/([a-z_]+)$/.exec(path);
-  if (m) return `model.moe.${m[1]}`;
+  if (path.startsWith('/parallel/recompute_modules/')) return 'rcm';  // one entry of the list
+  let m = /^\/model\/(moe|mla|local_attention|mamba)\/([a-z_]+)$/.exec(path);
+  if (m) return `model.${m[1]}.${m[2]}`;
   m = /^\/model\/(moe|[a-z_]+)$/.exec(path);
   if (m) return `model.${m[1]}`;
   if (path === '/cluster/gpu/preset') return 'gpu';

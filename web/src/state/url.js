@@ -46,7 +46,7 @@ export const TRAINING_FIELDS = {
 export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
 /** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
-  'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
+  'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
   ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report'];
@@ -65,7 +65,7 @@ export const DEFAULT_STATE = Object.freeze({
   model: 'gpt3-175b', gpu: 'a100-80gb', gpus: '1024', gpn: '8', seq: '2048', gbs: '1536', prec: 'bf16',
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
-  fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', fsl: '', lsl: '',
+  fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', rcm: '', fsl: '', lsl: '',
   x: null, ...UI_DEFAULTS,
 });
 

@@ -4,6 +4,8 @@
 /// and expert-parallel communication inside the layer (exposed or overlapped as the scenario's
 /// software switches say).
 
+#include <array>
+
 #include "pplan/model/kernels.h"
 #include "pplan/specs.h"
 
@@ -26,6 +28,9 @@ struct LayerTimes {
   double ep_forward_s = 0;         ///< MoE all-to-all dispatch + combine
   double ep_backward_s = 0;
   double recompute_s = 0;          ///< forward work rerun in the backward (recomputation)
+  /// Forward time of each selective-recomputation module (RecomputeModule bit order; the
+  /// attention core's is attention_forward_s): what rerunning it costs.
+  std::array<double, 7> module_forward_s{};
   /// GPU work of each pass (math, streaming, exposed communication).
   double gpu_forward_s() const;
   double gpu_backward_s() const;
@@ -54,7 +59,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
 
 /// `lt` with the recomputation of `recompute` (the one field it changes): the search times a
 /// layer once and derives the three kinds.
-LayerTimes with_recompute(LayerTimes lt, Recompute recompute);
+LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules = kRecomputeCoreAttn);
 
 /// Forward + backward seconds of the LM head and loss for one micro-batch on the last stage.
 double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel);
