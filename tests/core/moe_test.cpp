@@ -575,3 +575,24 @@ TEST(RecomputeModules, ParsedAsMegatronNamesThemAndRefusedWhereAbsent) {
 
 }  // namespace
 }  // namespace pplan
+
+namespace pplan {
+namespace {
+
+TEST(RecomputeModules, TheSearchPricesThePinnedModules) {
+  // DeepSeek-V3 on 2048 H800 with DeepSeek's layout: rerunning the whole MoE block, the norms and
+  // MLA's up-projections leaves 35 GB per GPU, which evaluate and the search must agree on (the
+  // search once priced the default modules' memory and found nothing that fits).
+  Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  s.parallel.recompute = Recompute::kSelective;
+  s.parallel.recompute_modules = kRecomputeMoe | kRecomputeMlaUpProj | kRecomputeLayernorm;
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  const Estimate& plan = r.plans.front();
+  EXPECT_EQ(plan.parallel.recompute_modules, unsigned(kRecomputeMoe | kRecomputeMlaUpProj | kRecomputeLayernorm));
+  EXPECT_DOUBLE_EQ(plan.memory.total_bytes, evaluate(s, plan.parallel).memory.total_bytes);
+  EXPECT_LT(plan.memory.total_bytes, 0.9 * s.cluster.gpu.memory_bytes);
+}
+
+}  // namespace
+}  // namespace pplan

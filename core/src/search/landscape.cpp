@@ -107,6 +107,7 @@ std::vector<SampleGrid> sample_grids(const Scenario& scenario, std::size_t field
         if (global_batch % base.dp != 0) continue;
         base.first_stage_layers = pin.first_stage_layers.value_or(0);
         base.last_stage_layers = pin.last_stage_layers.value_or(0);
+        base.recompute_modules = pin.recompute_modules.value_or(0);
         base.sequence_parallel = tp > 1 && pin.sequence_parallel.value_or(true);
         // Expert TP follows TP unless the experts cannot split that way (the search tries both).
         base.etp = pin.etp.value_or(0);

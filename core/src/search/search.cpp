@@ -420,6 +420,7 @@ class SearchPass {
     g.base.dp = dp;
     g.base.first_stage_layers = pin_.first_stage_layers.value_or(0);
     g.base.recompute_layers = pin_.recompute_layers.value_or(0);
+    g.base.recompute_modules = pin_.recompute_modules.value_or(0);
     g.base.last_stage_layers = pin_.last_stage_layers.value_or(0);
     g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers);
     // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
