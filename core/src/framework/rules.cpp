@@ -405,6 +405,12 @@ class ProblemSink {
   const char* first_ = nullptr;
 };
 
+/// Whether the plan was priced with Megatron-Core's own MoE dispatch: the flex (DeepEP)
+/// dispatcher or the combined-1F1B all-to-all overlap, which the other launches do not write.
+bool megatron_moe_dispatch(const TrainingSpec& t) {
+  return t.moe_dispatcher != MoeDispatcher::kAllToAll || t.overlap_moe_expert_parallel_comm;
+}
+
 /// launch.*: the grid does not match the cluster, nodes would run different process counts,
 /// or the expert grid does not tile the world. Returns true to stop.
 bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
@@ -693,8 +699,7 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   }
   // torchtitan picks DeepEP or HybridEP through its MoE config's comm_backend, which pplan's
   // launch does not write; the combined-1F1B overlap is Megatron-Core's.
-  if (f.moe &&
-      (s.training.moe_dispatcher != MoeDispatcher::kAllToAll || s.training.overlap_moe_expert_parallel_comm) &&
+  if (f.moe && megatron_moe_dispatch(s.training) &&
       sink.add("torchtitan.moe_dispatch",
                "the plan was priced with Megatron-Core's flex dispatcher or EP all-to-all overlap; "
                "pplan's torchtitan launch runs the all-to-all (torchtitan selects DeepEP by its MoE "
@@ -906,7 +911,7 @@ bool moe_rules_deepspeed(const Scenario& s, const LaunchFacts& f, ProblemSink& s
   const ParallelConfig& p = f.parallel;
   const MoeSpec& moe = *s.model.moe;
   // DeepSpeed-MoE's layer (MoE.__init__) has one all-to-all dispatch and no overlap option.
-  if ((s.training.moe_dispatcher != MoeDispatcher::kAllToAll || s.training.overlap_moe_expert_parallel_comm) &&
+  if (megatron_moe_dispatch(s.training) &&
       sink.add("deepspeed.moe_dispatch",
                "DeepSpeed-MoE dispatches with one all-to-all and has no flex dispatcher or EP "
                "overlap (deepspeed/moe/layer.py): use --format megatron or the default dispatcher")) {
