@@ -545,7 +545,7 @@ TEST(RecomputeModules, EachModuleCostsItsForwardRerun) {
   EXPECT_DOUBLE_EQ(norms.recompute_s, stream_s(4096.0 * 4.0 * 4096 * 2, device));
   p.recompute_modules = kRecomputeMoe;
   const LayerTimes block = layer_times(s, p, 0);
-  EXPECT_DOUBLE_EQ(block.recompute_s, block.module_forward_s[5]);
+  EXPECT_DOUBLE_EQ(block.recompute_s, block.module_forward_s[module_index(kRecomputeMoe)]);
   EXPECT_GT(block.recompute_s, 0.3 * block.gemm_forward_s);  // the experts are most of the layer
   p.recompute_modules = kRecomputeMoe | kRecomputeLayernorm | kRecomputeCoreAttn;
   EXPECT_DOUBLE_EQ(layer_times(s, p, 0).recompute_s,

@@ -2,6 +2,7 @@
 /// The three inputs of every plan (Calculon's split): the model, the system, the strategy.
 /// Plain aggregates; validation happens once, in json_io.cpp.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,12 @@ enum RecomputeModule : unsigned {
   kRecomputeMoe = 1u << 5,
   kRecomputeSharedExperts = 1u << 6,
 };
+/// The bit's position: its index in kRecomputeModuleNames and LayerTimes::module_forward_s.
+constexpr std::size_t module_index(RecomputeModule module) {
+  std::size_t i = 0;
+  while (i < 31 && !(unsigned(module) & (1u << i))) ++i;
+  return i;
+}
 /// Megatron's names for the bits, in bit order.
 inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act",
                                                         "mlp",       "moe",         "shared_experts"};

@@ -143,7 +143,7 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
                                      {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)}},
                                     c.device, precision);
     add(l.gemms, up);
-    l.module_forward_s[1] += up.forward_s;
+    l.module_forward_s[module_index(kRecomputeMlaUpProj)] += up.forward_s;
     add(l.gemms, time_gemms({{tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h}, {tokens, h, a * c.dims.v_head_dim}},
                             c.device, precision));
     l.linear_inputs += h + q_in + double(m.kv_lora_rank) + a * c.dims.v_head_dim;
@@ -190,12 +190,12 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     // The router stays in BF16.
     const GemmTimes router = time_gemms({{tokens, double(spec.experts), h}}, c.device, Precision::kBf16);
     add(l.gemms, router);
-    l.module_forward_s[5] += routed.forward_s + shared.forward_s + router.forward_s;  // moe
-    l.module_forward_s[6] += shared.forward_s;                                         // shared_experts
+    l.module_forward_s[module_index(kRecomputeMoe)] += routed.forward_s + shared.forward_s + router.forward_s;
+    l.module_forward_s[module_index(kRecomputeSharedExperts)] += shared.forward_s;
   } else {
     const GemmTimes mlp = time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision);
     add(l.gemms, mlp);
-    l.module_forward_s[4] += mlp.forward_s;  // mlp
+    l.module_forward_s[module_index(kRecomputeMlp)] += mlp.forward_s;
   }
   l.linear_inputs += h + l.active_mlp_width / t;
   l.linear_outputs += up_width * l.active_mlp_width / t + h;
@@ -277,15 +277,15 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   // What the recomputable modules stream in their forward: the norms (read and write h), the
   // activation function over its width (moe_act: the routed experts'), a MoE block's permutes.
   const double activation_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * tokens / t;
-  lt.module_forward_s[2] = stream_s(tokens * 4.0 * h * blocks / (c.sp ? t : 1.0), c.device);
+  lt.module_forward_s[module_index(kRecomputeLayernorm)] = stream_s(tokens * 4.0 * h * blocks / (c.sp ? t : 1.0), c.device);
   if (c.moe) {
     const MoeSpec& moe = *model.moe;
     const double expert = moe.expert_ffn_hidden;
-    lt.module_forward_s[3] = stream_s(c.shares.mlp * activation_bytes * expert * moe.top_k, c.device);
-    lt.module_forward_s[5] += stream_s(c.shares.mlp * activation_bytes * l.active_mlp_width + permute_bytes, c.device);
-    lt.module_forward_s[6] += stream_s(c.shares.mlp * activation_bytes * expert * moe.shared_experts, c.device);
+    lt.module_forward_s[module_index(kRecomputeMoeAct)] = stream_s(c.shares.mlp * activation_bytes * expert * moe.top_k, c.device);
+    lt.module_forward_s[module_index(kRecomputeMoe)] += stream_s(c.shares.mlp * activation_bytes * l.active_mlp_width + permute_bytes, c.device);
+    lt.module_forward_s[module_index(kRecomputeSharedExperts)] += stream_s(c.shares.mlp * activation_bytes * expert * moe.shared_experts, c.device);
   } else {
-    lt.module_forward_s[4] += stream_s(c.shares.mlp * activation_bytes * model.ffn_hidden, c.device);
+    lt.module_forward_s[module_index(kRecomputeMlp)] += stream_s(c.shares.mlp * activation_bytes * model.ffn_hidden, c.device);
   }
 }
 
@@ -442,7 +442,7 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   set_mamba_kernels(c, lt);
   set_host(c, set_communication(c, lt), lt);
   // Rerunning a MoE block reruns its dispatch and combine.
-  if (c.moe) lt.module_forward_s[5] += lt.ep_forward_s;
+  if (c.moe) lt.module_forward_s[module_index(kRecomputeMoe)] += lt.ep_forward_s;
   return with_recompute(lt, parallel.recompute, recompute_modules(parallel, scenario.model.mla.has_value()));
 }
 
