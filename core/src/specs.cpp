@@ -11,6 +11,14 @@ const char* recompute_name(Recompute recompute) {
   return "none";
 }
 
+std::vector<const char*> recompute_module_names(unsigned modules) {
+  std::vector<const char*> names;
+  for (std::size_t bit = 0; bit < kRecomputeModuleCount; ++bit) {
+    if (modules & (1u << bit)) names.push_back(kRecomputeModuleNames[bit]);
+  }
+  return names;
+}
+
 const char* activation_name(Activation activation) {
   switch (activation) {
     case Activation::kGelu: return "gelu";

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "pplan/calibration.h"
 
@@ -43,6 +44,7 @@ constexpr std::size_t module_index(RecomputeModule module) {
 /// Megatron's names for the bits, in bit order.
 inline constexpr const char* kRecomputeModuleNames[] = {"core_attn", "mla_up_proj", "layernorm", "moe_act",
                                                         "mlp",       "moe",         "shared_experts"};
+inline constexpr std::size_t kRecomputeModuleCount = sizeof(kRecomputeModuleNames) / sizeof(kRecomputeModuleNames[0]);
 /// The training stack (framework/framework.h): it sets the defaults of every switch below.
 enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// How FP8 GEMM inputs are scaled (Transformer Engine recipes): one scale per tensor from an
@@ -275,6 +277,16 @@ inline unsigned recompute_modules(const ParallelConfig& p, bool mla) {
   return kRecomputeCoreAttn | (mla ? kRecomputeMlaUpProj : 0u);
 }
 
+/// Whether the expert grid etp × ep tiles a stage's tp·cp·dp GPUs (Megatron-Core
+/// parallel_state: the world must divide by etp·ep·pp).
+inline bool expert_grid_tiles(const ParallelConfig& p) {
+  return (1LL * p.tp * p.cp * p.dp) % (1LL * expert_tp(p) * p.ep) == 0;
+}
+
+/// Whether each expert's width splits over `etp` GPUs (Transformer Engine's grouped linear
+/// divides it: Megatron-LM d98e8a64 extensions/transformer_engine.py).
+inline bool expert_width_splits(const MoeSpec& moe, int etp) { return moe.expert_ffn_hidden % etp == 0; }
+
 /// Expert data parallelism: the copies of each expert in one stage, tp·cp·dp / (etp·ep)
 /// (Megatron-Core parallel_state: expert_data_parallel_size); at least 1.
 inline long long expert_dp(const ParallelConfig& p) {
@@ -315,6 +327,8 @@ struct Scenario {
 /// The names the scenario format spells these values with (spec/contract.md).
 /// "none" | "selective" | "full".
 const char* recompute_name(Recompute recompute);
+/// Megatron's names of the RecomputeModule bits set in `modules`, in bit order.
+std::vector<const char*> recompute_module_names(unsigned modules);
 /// "gelu" | "swiglu".
 const char* activation_name(Activation activation);
 /// "bf16" | "fp8".

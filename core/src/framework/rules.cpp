@@ -446,7 +446,7 @@ bool grid_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& sink) {
       return true;
     }
   }
-  if (f.moe && (1LL * p.tp * p.cp * p.dp) % (1LL * expert_tp(p) * p.ep) != 0 &&
+  if (f.moe && !expert_grid_tiles(p) &&
       sink.add("launch.expert_grid",
                "the expert grid expert_tp*ep*pp = {} does not divide the world of {} (etp*ep "
                "must divide tp*cp*dp; Megatron-LM d98e8a64 parallel_state.initialize_model_parallel)",

@@ -446,7 +446,7 @@ const Spec& find_preset(const std::map<std::string, Spec>& presets, const std::s
 /// dense MLP layer). It sets selective recomputation; with another recompute it is refused.
 unsigned parse_recompute_modules(const json& value, const std::string& path, const ModelSpec& model,
                                  ParallelConstraints& c) {
-  if (!value.is_array() || value.empty() || value.size() > std::size(kRecomputeModuleNames)) {
+  if (!value.is_array() || value.empty() || value.size() > kRecomputeModuleCount) {
     throw InputError("schema.wrong_type", path, path + " must be a non-empty list of module names");
   }
   if (c.recompute && *c.recompute != Recompute::kSelective) {
@@ -460,8 +460,8 @@ unsigned parse_recompute_modules(const json& value, const std::string& path, con
     if (!value[i].is_string()) throw InputError("schema.wrong_type", at, at + " must be a module name");
     const std::string name = value[i].get<std::string>();
     std::size_t bit = 0;
-    while (bit < std::size(kRecomputeModuleNames) && name != kRecomputeModuleNames[bit]) ++bit;
-    if (bit == std::size(kRecomputeModuleNames)) {
+    while (bit < kRecomputeModuleCount && name != kRecomputeModuleNames[bit]) ++bit;
+    if (bit == kRecomputeModuleCount) {
       throw InputError("schema.bad_enum", at, at + ": \"" + printable(name, 32) +
                        "\" is not a module (core_attn, mla_up_proj, layernorm, moe_act, mlp, moe, shared_experts)");
     }
@@ -1071,11 +1071,7 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   j["recompute"] = recompute_name(p.recompute);
   if (p.recompute == Recompute::kFull && p.recompute_layers > 0) j["recompute_layers"] = p.recompute_layers;
   if (p.recompute == Recompute::kSelective && p.recompute_modules != 0) {
-    ordered_json modules = ordered_json::array();
-    for (std::size_t bit = 0; bit < std::size(kRecomputeModuleNames); ++bit) {
-      if (p.recompute_modules & (1u << bit)) modules.push_back(kRecomputeModuleNames[bit]);
-    }
-    j["recompute_modules"] = modules;
+    j["recompute_modules"] = recompute_module_names(p.recompute_modules);
   }
   j["zero"] = p.zero;
   if (p.first_stage_layers > 0) j["first_stage_layers"] = p.first_stage_layers;

@@ -36,12 +36,10 @@ std::string per_layer_experts(const ModelSpec& model, std::string_view expert, s
 
 std::string recompute_module_list(const ParallelConfig& p, const ModelSpec& model, std::string_view quote,
                                   std::string_view separator) {
-  const unsigned modules = recompute_modules(p, model.mla.has_value());
   std::string out;
-  for (std::size_t bit = 0; bit < std::size(kRecomputeModuleNames); ++bit) {
-    if (!(modules & (1u << bit))) continue;
+  for (const char* name : recompute_module_names(recompute_modules(p, model.mla.has_value()))) {
     if (!out.empty()) out += separator;
-    out += std::string(quote) + kRecomputeModuleNames[bit] + std::string(quote);
+    out += std::string(quote) + name + std::string(quote);
   }
   return out;
 }

@@ -119,7 +119,7 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
 struct LinearLayers {
   GemmTimes gemms;
   /// Forward GEMM time of the parts selective recomputation can rerun, by RecomputeModule bit.
-  std::array<double, 7> module_forward_s{};
+  std::array<double, kRecomputeModuleCount> module_forward_s{};
   double linear_inputs = 0;     ///< widths of the linear layers' inputs per token (FP8 casts)
   double linear_outputs = 0;    ///< ... and of their outputs (the gradients cast in backward)
   double active_mlp_width = 0;  ///< MLP width a token passes through (top-k + shared experts)

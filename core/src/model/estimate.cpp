@@ -132,15 +132,14 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
         return str(model.moe->experts) + " experts are not divisible by ep = " + str(p.ep);
       });
     }
-    const long long expert_grid = 1LL * expert_tp(p) * p.ep;
-    if ((1LL * p.tp * p.cp * p.dp) % expert_grid != 0) {
+    if (!expert_grid_tiles(p)) {
       visit("plan.ep_not_divisible", kErr, [&] {
-        return "etp·ep = " + str(expert_tp(p)) + "·" + str(p.ep) + " = " + str(expert_grid) +
+        return "etp·ep = " + str(expert_tp(p)) + "·" + str(p.ep) + " = " + str(1LL * expert_tp(p) * p.ep) +
                " must divide a stage's tp·cp·dp = " + str(1LL * p.tp * p.cp * p.dp) +
                " GPUs (the expert part folds over the attention part's GPUs)";
       });
     }
-    if (model.moe->expert_ffn_hidden % expert_tp(p) != 0) {
+    if (!expert_width_splits(*model.moe, expert_tp(p))) {
       visit("plan.etp_not_divisible", kErr, [&] {
         return "the expert width " + str(model.moe->expert_ffn_hidden) +
                " is not divisible by etp = " + str(expert_tp(p));
@@ -148,13 +147,15 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
     }
     // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
     // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
-    const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
-    if (p.ep > 1 && ep_group.crosses_nodes()) {
-      visit("plan.ep_spans_nodes", kWarn, [&] {
-        return "ep = " + str(p.ep) + " (× expert-tp " + str(expert_tp(p)) + ") spans " +
-               str(ep_group.nodes) + " nodes: " + str(ep_group.size - ep_group.ranks_per_node) +
-               "/" + str(ep_group.size) + " of the all-to-all traffic crosses the network";
-      });
+    if (p.ep > 1) {
+      const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
+      if (ep_group.crosses_nodes()) {
+        visit("plan.ep_spans_nodes", kWarn, [&] {
+          return "ep = " + str(p.ep) + " (× expert-tp " + str(expert_tp(p)) + ") spans " +
+                 str(ep_group.nodes) + " nodes: " + str(ep_group.size - ep_group.ranks_per_node) +
+                 "/" + str(ep_group.size) + " of the all-to-all traffic crosses the network";
+        });
+      }
     }
   }
   if (p.tp > cluster.nvlink_domain_gpus) {

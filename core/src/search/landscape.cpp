@@ -111,7 +111,7 @@ std::vector<SampleGrid> sample_grids(const Scenario& scenario, std::size_t field
         base.sequence_parallel = tp > 1 && pin.sequence_parallel.value_or(true);
         // Expert TP follows TP unless the experts cannot split that way (the search tries both).
         base.etp = pin.etp.value_or(0);
-        if (is_moe && searches_expert_tp(scenario) && model.moe->expert_ffn_hidden % tp != 0) base.etp = 1;
+        if (is_moe && searches_expert_tp(scenario) && !expert_width_splits(*model.moe, tp)) base.etp = 1;
         const StageSplit split =
             split_layers(model.layers, pp, base.first_stage_layers, base.last_stage_layers);
         if (first_structural_error(scenario, base, split)) continue;
@@ -138,9 +138,10 @@ std::vector<SampleGrid> sample_grids(const Scenario& scenario, std::size_t field
         g.vpps = pin_or_candidates(pin.vpp, g.vpps);
         g.eps = {1};
         if (is_moe) {
-          const long long stage_gpus = 1LL * tp * cp * base.dp;
+          ParallelConfig with_ep = base;
           for (int ep : divisors(model.moe->experts)) {
-            if (stage_gpus % (1LL * expert_tp(base) * ep) == 0) g.eps = {ep};
+            with_ep.ep = ep;
+            if (expert_grid_tiles(with_ep)) g.eps = {ep};
           }
         }
         g.eps = pin_or_candidates(pin.ep, g.eps);

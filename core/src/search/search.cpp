@@ -390,6 +390,14 @@ class SearchPass {
     const int tp = grid.tp, cp = grid.cp, pp = grid.pp;
     const int dp = static_cast<int>(scenario_.cluster.gpus / tp / cp / pp);
     if (pin_.dp && *pin_.dp != dp) return std::nullopt;
+    g.base.tp = tp;
+    g.base.cp = cp;
+    g.base.pp = pp;
+    g.base.dp = dp;
+    g.base.first_stage_layers = pin_.first_stage_layers.value_or(0);
+    g.base.recompute_layers = pin_.recompute_layers.value_or(0);
+    g.base.recompute_modules = pin_.recompute_modules.value_or(0);
+    g.base.last_stage_layers = pin_.last_stage_layers.value_or(0);
     // The inner space size, to count a rejected subtree per configuration it covers.
     // EP must divide the experts, etp the expert width, and etp·ep a stage's tp·cp·dp GPUs
     // (the expert grid folds over them); candidates that break the grid rules are counted as
@@ -401,11 +409,16 @@ class SearchPass {
     for (int ep : eps) {
       for (std::size_t e = 0; e < g.etps.size(); ++e) g.expert_layouts.push_back({ep, e});
     }
-    const long long stage_gpus = 1LL * tp * cp * dp;
+    const auto with_layout = [&](const ExpertLayout& l) {
+      ParallelConfig p = g.base;
+      p.ep = l.ep;
+      p.etp = g.etps[l.etp_index];
+      return p;
+    };
     const auto layout_misfit = std::stable_partition(
         g.expert_layouts.begin(), g.expert_layouts.end(), [&](const ExpertLayout& l) {
-          const int etp = g.etps[l.etp_index] > 0 ? g.etps[l.etp_index] : tp;
-          return stage_gpus % (1LL * etp * l.ep) == 0 && (!is_moe || model.moe->expert_ffn_hidden % etp == 0);
+          const ParallelConfig p = with_layout(l);
+          return expert_grid_tiles(p) && (!is_moe || expert_width_splits(*model.moe, expert_tp(p)));
         });
     const long long ep_rejected = static_cast<long long>(g.expert_layouts.end() - layout_misfit);
     g.sps = pin_.sequence_parallel ? std::vector<int>{int(*pin_.sequence_parallel && tp > 1)}
@@ -414,14 +427,6 @@ class SearchPass {
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
     g.expert_layouts.erase(layout_misfit, g.expert_layouts.end());
 
-    g.base.tp = tp;
-    g.base.cp = cp;
-    g.base.pp = pp;
-    g.base.dp = dp;
-    g.base.first_stage_layers = pin_.first_stage_layers.value_or(0);
-    g.base.recompute_layers = pin_.recompute_layers.value_or(0);
-    g.base.recompute_modules = pin_.recompute_modules.value_or(0);
-    g.base.last_stage_layers = pin_.last_stage_layers.value_or(0);
     g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers);
     // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
     // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
@@ -456,10 +461,7 @@ class SearchPass {
     // micro-batch follow).
     g.params_by_layout.reserve(g.expert_layouts.size());
     for (const ExpertLayout& layout : g.expert_layouts) {
-      ParallelConfig with_layout = g.base;
-      with_layout.ep = layout.ep;
-      with_layout.etp = g.etps[layout.etp_index];
-      g.params_by_layout.push_back(candidate_stage_params(scenario_, with_layout, g.split));
+      g.params_by_layout.push_back(candidate_stage_params(scenario_, with_layout(layout), g.split));
     }
     g.inner_per_vpp =
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());

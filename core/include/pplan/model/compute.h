@@ -30,7 +30,7 @@ struct LayerTimes {
   double recompute_s = 0;          ///< forward work rerun in the backward (recomputation)
   /// Forward time of each selective-recomputation module (RecomputeModule bit order; the
   /// attention core's is attention_forward_s): what rerunning it costs.
-  std::array<double, 7> module_forward_s{};
+  std::array<double, kRecomputeModuleCount> module_forward_s{};
   /// GPU work of each pass (math, streaming, exposed communication).
   double gpu_forward_s() const;
   double gpu_backward_s() const;
