@@ -21,9 +21,11 @@ const SWITCHES = {
   f8r: [['delayed', 'delayed scaling'], ['current', 'current scaling'], ['blockwise', 'blockwise'], ['mxfp8', 'MXFP8 (Blackwell)']],
   osd: [['fp32', 'FP32 master and moments'], ['bf16', 'BF16 moments']],
 };
-/** A switch's options: the framework's default, its values, and an unknown value as typed. */
-const switchOptions = (key, current) => [['', "the framework's default"], ...SWITCHES[key],
-  ...(current === '' || current === undefined || SWITCHES[key].some(([v]) => v === current) ? [] : [[current, current]])];
+/** A select's options: empty (the default, said how), the values, and an unknown value as typed
+ * (from a link or a file), so that the engine names it rather than the page dropping it. */
+const optionsWith = (defaultLabel, values, current) => [['', defaultLabel], ...values,
+  ...(current === '' || current === undefined || values.some(([v]) => v === current) ? [] : [[current, current]])];
+const switchOptions = (key, current) => optionsWith("the framework's default", SWITCHES[key], current);
 
 function specValue(spec, key) {
   // A GPU's memory is entered in GiB, as the "80GB" parts are sold (80 GiB of HBM).
@@ -36,12 +38,9 @@ const importedModel = (model) => ({ moe: null, ...specToState(model) });
 
 const defaultHint = (key) => `${SCENARIO_DEFAULTS[key]} (default)`;
 
-/** training.framework's values (docs/cli.md), and an unknown one as typed so the engine names it. */
-const FRAMEWORK_OPTIONS = (current) => [
-  ['', 'default (Megatron-Core)'], ['megatron-core', 'Megatron-Core'], ['megatron-lm', 'Megatron-LM'],
-  ['torchtitan', 'torchtitan'], ['deepspeed', 'DeepSpeed'],
-  ...(['', 'megatron-core', 'megatron-lm', 'torchtitan', 'deepspeed', undefined].includes(current) ? [] : [[current, current]]),
-];
+/** training.framework's values (docs/cli.md). */
+const FRAMEWORK_OPTIONS = (current) => optionsWith('default (Megatron-Core)', [['megatron-core', 'Megatron-Core'],
+  ['megatron-lm', 'Megatron-LM'], ['torchtitan', 'torchtitan'], ['deepspeed', 'DeepSpeed']], current);
 
 /** "FFN = 1.1 × hidden": a custom model's FFN width against its hidden size, flagged when unusual. */
 function ffnHint(spec) {
@@ -191,8 +190,8 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <div class="grid">
             {GPU_FIELDS.map((k) => (k === 'architecture'
               ? <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
-                       options={[['', 'hopper (default)'], ['ampere', 'Ampere'], ['hopper', 'Hopper'], ['blackwell', 'Blackwell'],
-                         ...(['', 'ampere', 'hopper', 'blackwell'].includes(specValue(gpuSpec, k)) ? [] : [[specValue(gpuSpec, k), specValue(gpuSpec, k)]])]}
+                       options={optionsWith('hopper (default)', [['ampere', 'Ampere'], ['hopper', 'Hopper'], ['blackwell', 'Blackwell']],
+                         specValue(gpuSpec, k))}
                        onInput={(v) => editGpu(k, v)} error={err(`gpu.${k}`)} hint="selects the time model's calibration and the launch rules" />
               :
               <Field key={k} id={`f-gpu-${k}`} label={GPU_LABELS[k]} value={specValue(gpuSpec, k)}
@@ -225,19 +224,17 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
         <div class="grid">
           <Field id="f-seq" label="Sequence length" value={state.seq} placeholder={defaultHint('seq')} onInput={(v) => onChange({ seq: v })} error={err('seq')} />
           <Field id="f-gbs" label="Global batch (sequences)" value={state.gbs} placeholder={defaultHint('gbs')} onInput={(v) => onChange({ gbs: v })} error={err('gbs')} />
-          <Field id="f-prec" label="Precision" value={state.prec} options={[['', 'default (BF16)'], ['bf16', 'BF16'], ['fp8', 'FP8'], ...(['bf16', 'fp8', ''].includes(state.prec) ? [] : [[state.prec, state.prec]])]}
+          <Field id="f-prec" label="Precision" value={state.prec} options={optionsWith('default (BF16)', [['bf16', 'BF16'], ['fp8', 'FP8']], state.prec)}
                  onInput={(v) => onChange({ prec: v }, PUSH)} error={err('prec')} />
           <Field id="f-fw" label="Framework" value={state.fw || ''} options={FRAMEWORK_OPTIONS(state.fw)}
                  onInput={(v) => onChange({ fw: v }, PUSH)} error={err('fw')}
                  hint="the training stack: its kernels, overlaps and defaults are what is priced" />
           <Field id="f-disp" label="MoE dispatcher" value={state.disp || ''}
-                 options={[['', 'default (all-to-all)'], ['alltoall', 'all-to-all'], ['flex', 'flex (DeepEP: once per node)'],
-                   ...(['', 'alltoall', 'flex', undefined].includes(state.disp) ? [] : [[state.disp, state.disp]])]}
+                 options={optionsWith('default (all-to-all)', [['alltoall', 'all-to-all'], ['flex', 'flex (DeepEP: once per node)']], state.disp)}
                  onInput={(v) => onChange({ disp: v }, PUSH)} error={err('disp')}
                  hint="mixture-of-experts models: how tokens reach their experts" />
           <Field id="f-epov" label="EP all-to-all overlap" value={state.epov || ''}
-                 options={[['', 'default (off)'], ['true', 'on (combined 1F1B)'], ['false', 'off'],
-                   ...(['', 'true', 'false', undefined].includes(state.epov) ? [] : [[state.epov, state.epov]])]}
+                 options={optionsWith('default (off)', [['true', 'on (combined 1F1B)'], ['false', 'off']], state.epov)}
                  onInput={(v) => onChange({ epov: v }, PUSH)} error={err('epov')}
                  hint="Megatron's --overlap-moe-expert-parallel-comm (needs vpp > 1 with pp > 1)" />
           <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
