@@ -1,7 +1,7 @@
 // The served page in real headless Chromium: worked numbers, shared links, URL updates, the
 // sandboxed embed, bad and hostile links, offline use, small screens; measures first-plan time
 // and the JS+wasm transferred, and saves screenshots to test-results/.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -265,11 +265,26 @@ describe('embedding', () => {
 });
 
 describe('more views', () => {
-  it('the gallery shows published and pplan figures and loads an example in one click', async () => {
+  it('the gallery shows each run as it was run, with docs/accuracy.md\'s figures, beside pplan\'s best, and loads one in one click', async () => {
+    const accuracy = readFileSync(fileURLToPath(new URL('../../docs/accuracy.md', import.meta.url)), 'utf8');
     const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
     await page.waitForSelector('table.gallery');
-    await page.waitForFunction(() => [...document.querySelectorAll('table.gallery td')].filter((td) => /TFLOP\/s/.test(td.textContent)).length >= 24, null, { timeout: 30000 });
-    expect(await page.locator('table.gallery').first().textContent()).toMatch(/MFU 41% · 400 TFLOP\/s · t8 p16 d128.*MFU \d+% · \d+ TFLOP\/s · t8 p16 d128/);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=best]').length >= 12, null, { timeout: 60000 });
+    const rows = await page.locator('tr[data-case]').evaluateAll((trs) => trs.map((tr) => [tr.dataset.case,
+      tr.querySelector('[data-testid=as-run]').textContent, tr.querySelector('[data-testid=best]').textContent]));
+    expect(rows.length).toBe(12);
+    for (const [id, asRun, best] of rows) {
+      // docs/accuracy.md: | id | published | pplan | error |
+      const row = accuracy.split('\n').find((line) => line.startsWith(`| ${id} | `));
+      expect(row, id).toBeTruthy();
+      const [, , , pplan, error] = row.split('|').map((c) => c.trim());
+      expect(asRun).toBe(`${pplan} (${error})`);
+      expect(best).toMatch(/^(HFU|MFU) \d+\.\d% · /);
+    }
+    // The 1T run of 2021 on today's stack: Megatron-Core with sequence parallelism.
+    expect(rows.find((r) => r[0] === 'narayanan21_t1_1008.0B')[2]).toMatch(/megatron-core.*sequence parallel/);
+    // Meta's 8K plan is pinned past the memory headroom the search keeps free: it says so.
+    expect(rows.find((r) => r[0] === 'llama3_405b_16384gpu_seq8192')[2]).toMatch(/slower: the published plan uses more memory than the headroom/);
     const shot = `${results}gallery.png`;
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`screenshot: ${shot}`);
@@ -277,8 +292,54 @@ describe('more views', () => {
     await page.waitForFunction(() => /gpus=16384/.test(location.hash) || /z=/.test(location.hash));
     await page.waitForSelector('[data-testid=m-min-gpus]');
     expect(await page.locator('#f-gpus').inputValue()).toBe('16384');
+    expect(await page.locator('#f-model').inputValue()).toBe('llama3-405b');
     await context.close();
   });
+
+  it('every gallery example plans with no constant chart axis and opens every launch tab: a configuration, or reasons with their fix', async () => {
+    const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
+    await page.waitForSelector('table.gallery');
+    const titles = await page.locator('article.example button, table.gallery button').evaluateAll((bs) => bs.map((b) => b.getAttribute('aria-label')));
+    expect(titles.length).toBe(13);
+    const formats = ['SLURM', 'Environment', 'torchtitan (CLI)', 'torchtitan (TOML)', 'DeepSpeed', 'NeMo', 'nccl-tests', 'Rank layout', 'Megatron-LM'];
+    const launched = {};
+    for (const title of titles) {
+      await page.click('nav.tabs button:text-is("Worked examples")');
+      await page.click(`button[aria-label="${title}"]`);
+      await page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 30000 });
+      await page.waitForSelector('[data-testid=scatter]:not([aria-busy=true])', { timeout: 30000 });
+      await page.waitForSelector('[data-testid=scaling]:not([aria-busy=true])', { timeout: 30000 });
+      // Each chart's axis labels differ: a constant axis would repeat one label.
+      const axes = await page.locator('[data-testid=scatter] svg, [data-testid=scaling] svg').evaluateAll((svgs) => svgs.map((svg) =>
+        [...svg.querySelectorAll('text[text-anchor=end]')].map((t) => t.textContent).filter((t) => !/capacity/.test(t))));
+      for (const labels of axes) expect(`${title}: ${labels.join(" / ")}`).toBe(`${title}: ${[...new Set(labels)].join(" / ")}`);
+      await page.click('nav.tabs button:text-is("Launch")');
+      launched[title] = [];
+      for (const format of formats) {
+        await page.click(`.tabs-inline label:text-is("${format}") input`);
+        await page.waitForFunction(() => document.querySelector('pre.code, ul.diagnostics li.error, .notice'), null, { timeout: 30000 });
+        const refused = await page.locator('ul.diagnostics li.error').count();
+        if (!refused) { launched[title].push(format); continue; }
+        // A refusal names each reason with what to change: a button, a format or a field.
+        const reasons = await page.locator('ul.diagnostics li.error').allTextContents();
+        for (const r of reasons) expect(r, `${title} ${format}`).toMatch(/\b(use|set|choose|pin|register|remove|drop|give|make|turn|lower|raise|needs?|must)\b/i);
+        if (await page.locator('[data-testid=reprice]').count()) launched[title].push(`${format} after one click`);
+      }
+      // Megatron-Core takes every example, directly or after the one-click re-pricing (last: it
+      // changes the scenario's framework).
+      expect(launched[title].some((f) => f.startsWith('Megatron-LM')), title).toBe(true);
+      if (launched[title].includes('Megatron-LM after one click')) {
+        await page.click('[data-testid=reprice]');
+        await page.waitForSelector('pre.code', { timeout: 30000 });
+        expect(await page.locator('pre.code').first().textContent(), title).toContain('pretrain_gpt.py');
+      }
+    }
+    // Each example launches in its own framework: torchtitan's 405B runs in torchtitan.
+    expect(launched['Load Llama 3 405B, 8K context, 16,384 H100']).toContain('torchtitan (TOML)');
+    expect(launched['Load Llama 3 405B, 128K context, 16,384 H100']).toContain('torchtitan (TOML)');
+    expect(launched['Load GPT 1008.0B · 3,072 A100']).toContain('Megatron-LM');
+    await context.close();
+  }, 240000);
 
   it('the launch tab shows the Megatron-LM script of the pinned layout', async () => {
     const { context, page } = await openPage(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&gpn=8&seq=2048&gbs=1536&tp=8&pp=8&tab=launch&fmt=megatron`);

@@ -1020,7 +1020,7 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   // deepspeed/runtime/pipe/engine.py: the pipeline engine supports ZeRO 0 and 1 only.
   if (p.pp > 1 && p.zero >= 2 &&
       sink.add("deepspeed.zero_with_pipeline",
-               "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only; ZeRO-{} needs pp = 1",
+               "DeepSpeed's pipeline engine supports ZeRO stage 0 or 1 only: use zero 1, or pp = 1 for ZeRO-{}",
                {p.zero})) {
     return true;
   }
@@ -1058,7 +1058,7 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   if (p.cp > 1 && sink.add("deepspeed.no_ring_cp",
                            "Megatron-DeepSpeed has no ring context parallelism; "
                            "DeepSpeed-Ulysses (--ds-sequence-parallel-size) is a different "
-                           "algorithm that pplan does not model")) {
+                           "algorithm that pplan does not model: use cp = 1, or --format megatron")) {
     return true;
   }
   // Megatron-DeepSpeed's attention is multi-head or grouped-query (megatron/model/transformer.py

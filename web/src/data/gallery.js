@@ -1,7 +1,7 @@
 // The worked-examples gallery: scenario files from examples/ with the figures their sources
-// published (copied from tests/data/public-cases.json, which cites each one).
-// pplan's figures are computed live: `plan --top 1` with the published pins, as
-// tests/validation/accuracy does.
+// published. Each run names its case in tests/data/published-runs.json, whose scenario its
+// example file equals (web/tests/gallery.test.js), so pplan's figure, computed live with
+// `plan --top 1`, is the accuracy tables' figure for that run (docs/accuracy.md).
 
 const files = import.meta.glob('../../../examples/*.json', { eager: true, import: 'default' });
 
@@ -26,10 +26,36 @@ const LLAMA = 'Llama Team 2024, The Llama 3 Herd of Models, §3.3.2 Table 4';
 
 function megatron(size, gpus, hfu, tflops, tp, pp, dp) {
   return {
-    file: `megatron2021-t1-${size}b-${gpus}-a100.json`, group: 'megatron',
+    file: `megatron2021-t1-${size}b-${gpus}-a100.json`, group: 'megatron', case: `narayanan21_t1_${size}B`,
     title: `GPT ${size}B · ${gpus.toLocaleString('en-US')} A100`, source: MEGATRON,
     published: { metric: 'hfu', value: hfu, tflops_per_gpu: tflops, tp, pp, dp, cp: 1 },
   };
+}
+
+/**
+ * The run as it was run, with only the published layout pinned and today's stack: what pplan
+ * would change. Megatron-LM of 2021 becomes Megatron-Core; other frameworks stay.
+ */
+export function bestWithPublishedPins(doc) {
+  const { tp, pp, dp, cp } = doc.parallel;
+  const framework = doc.training.framework === 'megatron-lm' ? 'megatron-core' : doc.training.framework;
+  const training = { ...doc.training };
+  if (framework) training.framework = framework;
+  return { ...doc, training, parallel: { tp, pp, dp, cp } };
+}
+
+/** What `best` changes from `asRun` (both engine plans), in words. */
+export function changesFrom(asRun, best, asRunDoc, bestDoc) {
+  const a = asRun.parallel;
+  const b = best.parallel;
+  const out = [];
+  if (asRunDoc.training.framework !== bestDoc.training.framework) out.push(bestDoc.training.framework);
+  if (a.sequence_parallel !== b.sequence_parallel) out.push(b.sequence_parallel ? 'sequence parallel' : 'no sequence parallel');
+  if (a.zero !== b.zero) out.push(`ZeRO ${b.zero}`);
+  if (a.recompute !== b.recompute) out.push(`recompute ${b.recompute}`);
+  if (a.micro_batch !== b.micro_batch) out.push(`micro-batch ${b.micro_batch}`);
+  if ((a.vpp || 1) !== (b.vpp || 1)) out.push(`virtual stages ${b.vpp}`);
+  return out;
 }
 
 export const GALLERY = [
@@ -43,12 +69,12 @@ export const GALLERY = [
              'N = 16, m = 96, bubble 7/96 ≈ 7.3%', 'distributed optimizer: ≈ 13 GB of model states'],
   },
   {
-    file: 'llama3-405b-8k-16384-h100.json', group: 'llama',
+    file: 'llama3-405b-8k-16384-h100.json', group: 'llama', case: 'llama3_405b_16384gpu_seq8192',
     title: 'Llama 3 405B, 8K context, 16,384 H100', source: LLAMA,
     published: { metric: 'mfu', value: 0.41, tflops_per_gpu: 400, tp: 8, pp: 16, dp: 128, cp: 1 },
   },
   {
-    file: 'llama3-405b-128k-16384-h100.json', group: 'llama',
+    file: 'llama3-405b-128k-16384-h100.json', group: 'llama', case: 'llama3_405b_16384gpu_seq131072',
     title: 'Llama 3 405B, 128K context, 16,384 H100', source: LLAMA,
     published: { metric: 'mfu', value: 0.38, tflops_per_gpu: 380, tp: 8, pp: 16, dp: 8, cp: 16 },
   },

@@ -199,15 +199,22 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   }
 
   async function refreshGallery() {
-    const { GALLERY, exampleScenario } = await gallery();
+    const { GALLERY, exampleScenario, bestWithPublishedPins } = await gallery();
+    const bestPlan = async (doc) => {
+      try {
+        const response = await engine.plan(doc, 1);
+        return { plan: response.plans[0] || null };
+      } catch (e) {
+        return { error: e };
+      }
+    };
     for (const entry of GALLERY) {
       if (galleryResults.value[entry.file]) continue;
-      let value;
-      try {
-        const response = await engine.plan(exampleScenario(entry.file), 1);
-        value = { plan: response.plans[0] || null };
-      } catch (e) {
-        value = { error: e };
+      const doc = exampleScenario(entry.file);
+      const value = { ...(await bestPlan(doc)), doc };
+      if (entry.case) {
+        value.bestDoc = bestWithPublishedPins(doc);
+        value.best = await bestPlan(value.bestDoc);
       }
       galleryResults.value = { ...galleryResults.value, [entry.file]: value };
     }
