@@ -40,7 +40,7 @@ struct CliError {
 const std::vector<std::string>& commands() {
   static const std::vector<std::string> names = {
       "evaluate",  "plan",    "explain", "launch",       "report",  "layout_view",
-      "landscape", "scaling", "schedule", "request", "import_model", "presets", "version"};
+      "landscape", "scaling", "schedule", "calibrate", "request", "import_model", "presets", "version"};
   return names;
 }
 
@@ -58,9 +58,9 @@ struct Option {
   const char* example;
 };
 
-const std::vector<std::string> kScenarioCommands = {"evaluate", "plan",        "explain",
-                                                    "launch",   "report",      "layout_view",
-                                                    "landscape", "scaling",     "schedule"};
+const std::vector<std::string> kScenarioCommands = {"evaluate",  "plan",    "explain",  "launch",
+                                                    "report",    "layout_view", "landscape", "scaling",
+                                                    "schedule",  "calibrate"};
 
 const std::vector<Option>& options() {
   static const std::vector<Option> list = {
@@ -91,11 +91,23 @@ const std::vector<Option>& options() {
        {"import_model"},
        "the imported model's name (default: the config's)",
        "--name \"Llama 3.1 8B\""},
+      {"--nccl", "FILE", {"calibrate"},
+       "nccl-tests output as printed (all_reduce_perf, all_gather_perf, reduce_scatter_perf, alltoall_perf, "
+       "sendrecv_perf; with its command line when it is all_gather or alltoall); repeatable",
+       "--nccl all_reduce_8gpu.txt"},
+      {"--step", "LAYOUT=SECONDS", {"calibrate"},
+       "a measured step time of a layout (parallel fields over the scenario's pins: tp, pp, dp, cp, ep, etp, vpp, "
+       "mb, zero, recompute, sp); repeatable",
+       "--step tp=8,pp=2,mb=1=6.1"},
+      {"--log", "[LAYOUT=]FILE", {"calibrate"},
+       "a training log of the scenario's layout (or of LAYOUT): Megatron-LM/Bridge, torchtitan or DeepSpeed "
+       "iteration lines; repeatable",
+       "--log tp=8,pp=2=train.log"},
       {"--json", nullptr, commands(),
        "the contract's JSON (the default when stdout is not a terminal)", "--json"},
       {"--table",
        nullptr,
-       {"evaluate", "plan", "import_model", "presets", "version"},
+       {"evaluate", "plan", "calibrate", "import_model", "presets", "version"},
        "the human table (the default on a terminal)",
        "--table"},
   };
@@ -143,6 +155,7 @@ std::string general_help() {
          "  landscape     a sample of the search space and its Pareto front (JSON)\n"
          "  scaling       the best plan at gpus/8 ... gpus*8 (JSON)\n"
          "  schedule      the pipeline schedule of the plan: each stage's passes in time (JSON)\n"
+         "  calibrate     refit the constants your measurements identify (--nccl, --step, --log)\n"
          "  request       a whole request envelope, as the page's engine receives it (JSON)\n"
          "  import_model  a Hugging Face config.json as a pplan model\n"
          "  presets       the built-in models and GPUs\n"
@@ -239,6 +252,10 @@ std::string command_help(const std::string& command) {
   if (command == "scaling") out += "\nexample: pplan scaling examples/llama3-405b-8k-16384-h100.json\n";
   if (command == "schedule")
     out += "\nexample: pplan schedule examples/gpt3-175b-1024-a100.json\n";
+  if (command == "calibrate")
+    out +=
+        "\nexample: pplan calibrate examples/llama3-70b-64-h100.json --nccl "
+        "tests/data/nccl-tests/h100-8gpu-all_reduce.txt --step tp=4,pp=2=5.9\n";
   if (command == "request")
     out += "\nexample: echo '{\"command\": \"version\"}' | pplan request -\n";
   if (command == "presets") out += "\nexample: pplan presets --json\n";
@@ -252,6 +269,8 @@ std::string field_of(const std::string& option) {
   if (option == "--format") return "/format";
   if (option == "--no-timing") return "/timing";
   if (option == "--name") return "/name";
+  if (option == "--nccl") return "/nccl_tests";
+  if (option == "--step" || option == "--log") return "/steps";
   if (option == "--model") return "/model";
   if (option == "--gpu") return "/cluster/gpu";
   if (const ScenarioFlag* flag = find_flag(option)) return flag->pointer;
@@ -270,6 +289,8 @@ struct Parsed {
   std::optional<int> top;
   std::optional<std::string> format;
   std::optional<std::string> name;
+  /// calibrate's measurements, in argument order: (option, value).
+  std::vector<std::pair<std::string, std::string>> measurements;
   /// Scenario edits in argument order: (option as typed, value).
   std::vector<std::pair<std::string, std::string>> edits;
 };
@@ -329,7 +350,8 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
     } else if (equals != std::string::npos) {
       throw CliError{"request.bad_option", field_of(name), name + " takes no value"};
     }
-    if (name != "--set" && !given.insert(name).second) {
+    const bool repeatable = name == "--set" || name == "--nccl" || name == "--step" || name == "--log";
+    if (!repeatable && !given.insert(name).second) {
       throw CliError{"request.bad_option", field_of(name), name + " given twice: give it once"};
     }
     if (name == "--json")
@@ -344,6 +366,8 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       p.format = value;
     else if (name == "--name")
       p.name = value;
+    else if (name == "--nccl" || name == "--step" || name == "--log")
+      p.measurements.emplace_back(name, value);
     else if (name == "--top") {
       std::string error;
       const std::optional<double> top = parse_human_number(value, Units::kCount, error);
@@ -549,6 +573,66 @@ void apply_edits(json& scenario, const Parsed& p, std::istream& in) {
   }
 }
 
+/// "tp=8,pp=2,mb=1" as parallel fields (mb and sp are micro_batch and sequence_parallel).
+json layout_fields(const std::string& text, const std::string& option) {
+  json parallel = json::object();
+  if (text.empty()) return parallel;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const std::size_t equals = item.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw CliError{"request.bad_option", "/steps",
+                     option + ": \"" + printable(item, 40) + "\" is not FIELD=VALUE (e.g. tp=8,pp=2)"};
+    }
+    std::string key = item.substr(0, equals);
+    if (key == "mb") key = "micro_batch";
+    if (key == "sp") key = "sequence_parallel";
+    parallel[key] = set_value("/parallel/" + key, item.substr(equals + 1));
+    at = comma + 1;
+  }
+  return parallel;
+}
+
+/// calibrate's request: the scenario and every --nccl, --step and --log, in order.
+std::string calibrate_request(const std::string& scenario_text, const Parsed& p, std::istream& in) {
+  json request = {{"command", "calibrate"}, {"scenario", json::parse(scenario_text)}};
+  json nccl = json::array();
+  json steps = json::array();
+  auto file_text = [&](const std::string& path, const char* pointer) {
+    const ReadResult read = read_document(path, in, kMaxDocumentBytes);
+    if (!read.ok()) throw CliError{read.code, pointer, read.message};
+    return read.text;
+  };
+  for (const auto& [option, value] : p.measurements) {
+    if (option == "--nccl") {
+      nccl.push_back(file_text(value, "/nccl_tests"));
+      continue;
+    }
+    // LAYOUT=SECONDS, [LAYOUT=]FILE: the value after the last "=".
+    const std::size_t equals = value.rfind('=');
+    const std::string layout = equals == std::string::npos ? "" : value.substr(0, equals);
+    const std::string last = equals == std::string::npos ? value : value.substr(equals + 1);
+    json step = {{"parallel", layout_fields(layout, option)}};
+    if (option == "--step") {
+      std::string error;
+      const std::optional<double> seconds = parse_human_number(last, Units::kAmount, error);
+      if (equals == std::string::npos || !seconds) {
+        throw CliError{"request.bad_option", "/steps",
+                       "--step \"" + printable(value, 80) + "\": give LAYOUT=SECONDS, e.g. tp=8,pp=2=6.1"};
+      }
+      step["step_time_s"] = *seconds;
+    } else {
+      step["log"] = file_text(last, "/steps");
+    }
+    steps.push_back(step);
+  }
+  if (!nccl.empty()) request["nccl_tests"] = nccl;
+  if (!steps.empty()) request["steps"] = steps;
+  return request.dump();
+}
+
 /// Which flag gives a required scenario field, for the hint under a missing-field error.
 std::string flag_for(const std::string& pointer) {
   if (pointer == "/model") return "--model ID|FILE";
@@ -728,6 +812,9 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
     }
     scenario_text = scenario.dump();
   }
+  if (p.command == "calibrate") {
+    return emit(p, handle_request(calibrate_request(scenario_text, p, in)), environment, flags && !p.file, out, err);
+  }
   const std::string engine_command = p.command == "explain" ? "plan" : p.command;
   if (p.command == "explain") options.top = 1;
   return emit(p, handle_command(engine_command, scenario_text, options), environment,
@@ -772,7 +859,7 @@ int run(const std::vector<std::string>& args, std::istream& in, std::ostream& ou
           "request.unknown_command", "/command",
           "unknown command \"" + shown + "\"" + (near ? " (did you mean " + *near + "?)" : "") +
               " (commands: evaluate, plan, explain, launch, report, layout_view, landscape, "
-              "scaling, request, import_model, presets, version)"};
+              "scaling, schedule, calibrate, request, import_model, presets, version)"};
     }
     std::vector<std::string> rest = args;
     rest.front() = command;

@@ -1,6 +1,7 @@
 #include "human.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <vector>
@@ -205,9 +206,52 @@ std::string import_text(const json& a) {
   return out;
 }
 
+/// calibrate: the constants before and after, the fitted measurements, the plan's change.
+std::string calibrate_text(const json& a) {
+  std::string out;
+  const json& err = a["rms_log_error"];
+  int fitted = 0;
+  for (const json& c : a["constants"]) fitted += c["fitted"].get<bool>() ? 1 : 0;
+  out += "Calibrated: " + std::to_string(fitted) + " constant" + (fitted == 1 ? "" : "s") +
+         " fitted; the measurements' rms error " + pct(std::exp(number(err, "before")) - 1) + " -> " +
+         pct(std::exp(number(err, "after")) - 1) + "\n\n";
+  std::vector<std::vector<std::string>> rows = {{"constant", "before", "after", "change", ""}};
+  for (const json& c : a["constants"]) {
+    const double before = number(c, "before"), after = number(c, "after");
+    rows.push_back({c["label"].get<std::string>(), format_significant(before, 4), format_significant(after, 4),
+                    before > 0 ? (after >= before ? "+" : "") + pct(after / before - 1) : "",
+                    c["fitted"].get<bool>() ? "fitted" : "kept"});
+  }
+  out += table(rows) + "\n";
+  rows = {{"measurement", "measured", "pplan before", "pplan after"}};
+  for (const json& m : a["measurements"]) {
+    if (!m["fitted"].get<bool>()) continue;
+    const std::string unit = " " + m["unit"].get<std::string>();
+    rows.push_back({m["what"].get<std::string>(), format_significant(number(m, "measured"), 4) + unit,
+                    format_significant(number(m, "before"), 4) + unit, format_significant(number(m, "after"), 4) + unit});
+  }
+  out += table(rows);
+  for (const json& note : a["notes"]) out += "note: " + note.get<std::string>() + "\n";
+  if (a["plan_before"].is_object() && a["plan_after"].is_object()) {
+    const json& before = a["plan_before"];
+    const json& after = a["plan_after"];
+    out += "\nplan before: " + layout_of(before["parallel"]) + ", " + seconds(number(before, "step_time_s")) + "\n";
+    if (a["plan_changed"].get<bool>()) {
+      out += "plan after:  " + layout_of(after["parallel"]) + ", " + seconds(number(after, "step_time_s")) +
+             "; the earlier plan now takes " + seconds(number(a, "previous_plan_step_time_s")) + ": the new one wins by " +
+             pct(number(a, "wins_by")) + "\n";
+    } else {
+      out += "plan after:  the same layout, " + seconds(number(after, "step_time_s")) + "\n";
+    }
+  }
+  out += "\ncalibrated GPU (cluster.gpu): " + a["gpu"].dump() + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::string human_answer(const std::string& command, const json& answer) {
+  if (command == "calibrate") return calibrate_text(answer);
   if (command == "evaluate") return estimate_text(answer);
   if (command == "plan") return plan_text(answer);
   if (command == "presets") return presets_text(answer);

@@ -173,14 +173,14 @@ GroupPlacement group(int size, int ranks_per_node) {
 // comm.h: links.
 
 TEST(TimeComm, NvlinkIsEightyPercentOfItsLineRateWithFiveMicrosecondSteps) {
-  // kNvlinkEfficiency 0.8 (nccl-tests#212: ~370 of 450 GB/s): 100e9 · 0.8 = 80e9 B/s; 5e-6 s.
+  // GpuSpec::nvlink_efficiency 0.8 (nccl-tests#212: ~370 of 450 GB/s): 100e9 · 0.8 = 80e9 B/s; 5e-6 s.
   const Link l = nvlink(link_gpu());
   EXPECT_REL(l.bytes_per_s, 80e9, kTight);
   EXPECT_REL(l.latency_s, 5e-6, kTight);
 }
 
 TEST(TimeComm, NetworkIsNinetyTwoPercentOfTheNicRateWithTenMicrosecondSteps) {
-  // kNetworkEfficiency 0.92 (46–48 of 50 GB/s per NDR NIC): 50e9 · 0.92 = 46e9 B/s; 10e-6 s.
+  // GpuSpec::network_efficiency 0.92 (46–48 of 50 GB/s per NDR NIC): 50e9 · 0.92 = 46e9 B/s; 10e-6 s.
   const Link l = network(link_gpu());
   EXPECT_REL(l.bytes_per_s, 46e9, kTight);
   EXPECT_REL(l.latency_s, 10e-6, kTight);

@@ -514,9 +514,9 @@ TEST(TimeKernels, FlashBackwardIsTwoAndAHalfForwardsAtTheBackwardRatio) {
 }
 
 TEST(TimeKernels, FlashLegacyScaleDividesTheRateAndEmptyInputsTakeNoTime) {
-  // legacy_attention_scale 0.5 doubles the causal d = 128 time above: 2 · 1.36911749e-4 s.
+  // attention_scale 0.5 doubles the causal d = 128 time above: 2 · 1.36911749e-4 s.
   GpuSpec gpu = h100();
-  gpu.legacy_attention_scale = 0.5;
+  gpu.attention_scale = 0.5;
   const Calibration cal = typed_calibration();
   const Device d{gpu, cal, cal.hopper};
   EXPECT_REL(flash_attention_forward_s(4096, 4096, 16, 128, 128, true, d), 2.738234986e-4, kRel);

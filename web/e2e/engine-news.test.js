@@ -124,3 +124,48 @@ describe('a Hugging Face config.json (issue #10)', () => {
     await context.close();
   });
 });
+
+describe('calibrate to your cluster (issue #28)', () => {
+  const data = (name) => readFileSync(fileURLToPath(new URL(`../../tests/data/nccl-tests/${name}`, import.meta.url)), 'utf8');
+  it('paste nccl-tests runs and a measured step: the table, the plan, and the calibrated GPU in the link', async () => {
+    const { context, page, errors } = await open(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&gpn=8&seq=8192&gbs=256&prec=fp8&fw=megatron-core&tab=calibrate`);
+    await page.waitForSelector('[data-testid=nccl-0]', { timeout: 20000 });
+    await page.fill('[data-testid=nccl-0]', data('h100-8gpu-all_reduce.txt'));
+    await page.click('text=Add another nccl-tests run');
+    await page.fill('[data-testid=nccl-1]', data('h100-2node-16gpu-all_reduce-srun-prefix.txt'));
+    await page.fill('[data-testid=step-layout-0]', 'tp=4,pp=8,dp=2,vpp=5,mb=1,zero=1');
+    await page.fill('[data-testid=step-seconds-0]', '20.21');
+    await page.click('[data-testid=calibrate]');
+    await page.waitForSelector('[data-testid=calibration]', { timeout: 30000 });
+    // The README's worked calibration, the same figures: NVLink 0.8 -> 0.8851, network 0.92 -> 0.6055.
+    const constants = await page.locator('[data-testid=constants]').textContent();
+    expect(constants).toMatch(/nvlink_efficiency[^]*0\.8\s*0\.8851/);
+    expect(constants).toMatch(/network_efficiency[^]*0\.92\s*0\.6055/);
+    expect(await page.locator('[data-testid=measurements] tbody tr').count()).toBe(18);
+    expect(await page.locator('[data-testid=plan-change]').textContent()).toMatch(/recommended plan stays TP 4 · PP 4/);
+    await page.click('[data-testid=use-calibrated]');
+    await page.waitForFunction(() => /z=/.test(location.hash) || /nvlink_efficiency/.test(location.hash));
+    const link = page.url();
+    await page.click('nav.tabs button:text-is("Planner")');
+    await page.waitForSelector('[data-testid=gpu-overrides]');
+    expect(await page.locator('#f-gpu-nvlink_efficiency').inputValue()).toBe('0.885137');
+    // The link carries the calibrated GPU: a fresh page opens it.
+    const other = await open(link.replace(/tab=calibrate/, 'tab=plan'));
+    await other.page.waitForSelector('[data-testid=gpu-overrides]', { timeout: 20000 });
+    expect(await other.page.locator('#f-gpu-network_efficiency').inputValue()).toBe('0.605544');
+    expect(await other.page.locator('[data-testid=gpu-overrides]').textContent()).toMatch(/NVLink share NCCL reaches/);
+    await other.context.close();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('a malformed paste is refused with its line and column, and nothing changes', async () => {
+    const { context, page } = await open(`${baseUrl}#v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&seq=8192&gbs=256&tab=calibrate`);
+    await page.waitForSelector('[data-testid=nccl-0]', { timeout: 20000 });
+    await page.fill('[data-testid=nccl-0]', data('h100-8gpu-all_reduce.txt').replace('4038.8', '40x8.8'));
+    await page.click('[data-testid=calibrate]');
+    await page.waitForSelector('[data-testid=calibrate-error]', { timeout: 30000 });
+    expect(await page.locator('[data-testid=calibrate-error]').textContent()).toMatch(/^\/nccl_tests\/0: line 19, column \d+: "40x8\.8"/);
+    await context.close();
+  });
+});

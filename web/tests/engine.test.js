@@ -246,9 +246,9 @@ describe('the two engines: the first-plan one answers every command but FULL_COM
   const ask = (engine, command) => JSON.parse(engine.handleRequest(JSON.stringify(
     command === 'import_model' ? { command, config: {} } : command === 'version' || command === 'presets' ? { command } : { command, scenario: worked() })));
 
-  it('the full-only commands are the engine\'s launch, report and import_model', () => {
-    expect(commands).toHaveLength(12);
-    expect([...FULL_COMMANDS].sort()).toEqual(['import_model', 'launch', 'report']);
+  it('the full-only commands are the engine\'s launch, report, import_model and calibrate', () => {
+    expect(commands).toHaveLength(13);
+    expect([...FULL_COMMANDS].sort()).toEqual(['calibrate', 'import_model', 'launch', 'report']);
     for (const command of FULL_COMMANDS) expect(commands).toContain(command);
   });
 
@@ -336,5 +336,21 @@ describe('envelope mapping', () => {
     const body = await request({ command: 'plan', scenario });
     expect(body.plans).toEqual([]);
     expect(body.explanation.has_plan).toBe(false);
+  });
+});
+
+describe('calibrate (the full engine): wasm equals `pplan request`', () => {
+  it('the README\'s worked calibration answers byte for byte alike', async () => {
+    const nccl = ['h100-8gpu-all_reduce.txt', 'h100-2node-16gpu-all_reduce-srun-prefix.txt']
+      .map((f) => readFileSync(resolve(root, 'tests/data/nccl-tests', f), 'utf8'));
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'calibrate-llama3-70b-64-h100.json'), 'utf8'));
+    const request = { command: 'calibrate', scenario, nccl_tests: nccl,
+      steps: [{ parallel: { tp: 4, pp: 8, dp: 2, vpp: 5, micro_batch: 1, zero: 1 }, step_time_s: 20.21 }] };
+    const wasm = await requestText(request);
+    expect(wasm.trim()).toBe(runCliRequest(request).stdout.trim());
+    const body = JSON.parse(wasm);
+    expect(body.ok).toBe(true);
+    expect(body.gpu.preset).toBe('h100-sxm');
+    expect(body.rms_log_error.after).toBeLessThan(body.rms_log_error.before);
   });
 });

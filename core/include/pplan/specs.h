@@ -186,8 +186,24 @@ struct GpuSpec {
   /// GEMM and attention models by their ratio to v1's default for its architecture (so copies
   /// of the v1 presets behave as the presets do). 1 when absent.
   double legacy_gemm_scale = 1;
-  double legacy_attention_scale = 1;
+  /// Attention kernel throughput relative to pplan's flash-attention model (1 = as modelled):
+  /// `attention_scale`, or schema v1's `attention_efficiency` read as a ratio (above).
+  double attention_scale = 1;
   double fp4_flops_per_s = 0;  ///< dense FP4 peak where the vendor gives one (informational)
+  /// What NCCL reaches of the links, as measured (`pplan calibrate` refits them from nccl-tests
+  /// output). Share of NVLink's unidirectional line rate a ring reaches: ~20% protocol
+  /// overhead, ~370 of 450 GB/s on H100 (S. Jeaugey, NVIDIA/nccl-tests#212).
+  double nvlink_efficiency = 0.8;
+  /// Share of the NIC line rate NCCL reaches across nodes: 46–48 of 50 GB/s per NDR NIC, 192
+  /// of 200 GB/s on DGX-A100 HDR (NVIDIA/nccl-tests#290, NVIDIA/nccl#812).
+  double network_efficiency = 0.92;
+  /// Per-step latency of a collective inside a node and across nodes: NCCL's small-message
+  /// latencies are ~5–10 µs in a node and ~10–20 µs across InfiniBand (stated assumptions).
+  double nvlink_latency_s = 5e-6;
+  double network_latency_s = 10e-6;
+  /// Host time to issue one kernel on this cluster's hosts; 0 = the calibration's
+  /// (Calibration::host_kernel_s, fitted over the public runs).
+  double host_kernel_s = 0;
   SystemSpec system;
   std::string source;
 };

@@ -12,6 +12,7 @@
 #include "pplan/model/estimate.h"
 #include "pplan/model/pipeline_schedule.h"
 #include "pplan/report/explain.h"
+#include "pplan/io/calibrate_json.h"
 #include "pplan/io/hf_config.h"
 #include "pplan/io/json_io.h"
 #include "pplan/io/landscape_json.h"
@@ -221,7 +222,7 @@ ordered_json respond(const std::string& command, const json& document,
 #endif
   const std::vector<std::string> commands = {"evaluate", "plan",    "launch",  "explain",
                                              "report",   "layout_view", "landscape",
-                                             "scaling",  "schedule", "import_model",
+                                             "scaling",  "schedule", "calibrate", "import_model",
                                              "presets",  "version"};
   if (std::find(commands.begin(), commands.end(), command) == commands.end()) {
     const std::optional<std::string> near = closest_match(command, commands);
@@ -229,11 +230,11 @@ ordered_json respond(const std::string& command, const json& document,
                      "unknown command \"" + printable(command, 40) + "\"" +
                          (near ? " (did you mean \"" + *near + "\"?)" : "") +
                          " (commands: evaluate, plan, launch, explain, report, layout_view, "
-                         "landscape, scaling, schedule, import_model, presets, version)");
+                         "landscape, scaling, schedule, calibrate, import_model, presets, version)");
   }
 #ifdef PPLAN_FIRST_PLAN_ENGINE
   // The page's first-plan engine (wasm/README.md) leaves out what it loads on demand.
-  if (command == "launch" || command == "report" || command == "import_model") {
+  if (command == "launch" || command == "report" || command == "import_model" || command == "calibrate") {
     throw InputError("request.not_in_this_engine", "/command",
                      "\"" + command + "\" is answered by the full engine (pplan.wasm), not by "
                      "the first-plan engine (pplan-plan.wasm)");
@@ -283,6 +284,10 @@ ordered_json respond(const std::string& command, const json& document,
     return j;
   }
 #ifndef PPLAN_FIRST_PLAN_ENGINE
+  if (command == "calibrate") {
+    append(j, calibrate_response(document, scenario, options.nccl_tests, options.steps, presets));
+    return j;
+  }
   if (command == "report") {
     // The design report of the search's winner under the scenario's pins (the pinned plan
     // itself when every field is given); when nothing fits, of the closest infeasible plan.
@@ -435,7 +440,7 @@ void refuse_options_the_command_ignores(const json& request, const std::string& 
   };
   const std::vector<std::string> scenario_commands = {
       "evaluate", "plan", "launch", "explain", "report", "layout_view", "landscape", "scaling",
-      "schedule"};
+      "schedule", "calibrate"};
   const std::vector<Use> uses = {
       {"scenario", scenario_commands},
       {"config", {"import_model"}},
@@ -444,6 +449,8 @@ void refuse_options_the_command_ignores(const json& request, const std::string& 
       {"timing", {"plan", "explain"}},
       {"format", {"launch"}},
       {"name", {"import_model"}},
+      {"nccl_tests", {"calibrate"}},
+      {"steps", {"calibrate"}},
   };
   const bool known = std::find(scenario_commands.begin(), scenario_commands.end(), command) !=
                          scenario_commands.end() ||
@@ -472,8 +479,8 @@ std::string handle_request(std::string_view request_json) noexcept {
     RequestOptions options;
     std::string command;
     json document = json::object();
-    const std::vector<std::string> keys = {"command", "scenario", "top",  "format",
-                                           "timing",  "config",   "name", "nearest_gpus"};
+    const std::vector<std::string> keys = {"command", "scenario", "top",  "format",       "timing",
+                                           "config",  "name",     "nearest_gpus", "nccl_tests", "steps"};
     for (auto it = request.begin(); it != request.end(); ++it) {
       const std::string& key = it.key();
       if (key == "command") {
@@ -498,6 +505,10 @@ std::string handle_request(std::string_view request_json) noexcept {
       } else if (key == "timing") {
         if (!it->is_boolean()) throw InputError("schema.wrong_type", "/timing", "/timing must be true or false");
         options.timing = it->get<bool>();
+      } else if (key == "nccl_tests") {
+        options.nccl_tests = *it;
+      } else if (key == "steps") {
+        options.steps = *it;
       } else if (key == "name") {
         if (!it->is_string() || utf8_length(it->get<std::string>()) > 200) {
           throw InputError("schema.wrong_type", "/name", "/name must be a string of at most 200 characters");

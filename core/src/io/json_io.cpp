@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pplan/calibrate/measurements.h"
 #include "pplan/model/architecture.h"
 #include "pplan/framework/framework.h"
 #include "pplan/text.h"
@@ -235,6 +236,19 @@ class ObjectReader {
  * schema_version override the first), a control character in any string or key, a number
  * beyond a double, nesting deeper than kMaxDocumentDepth, more than kMaxDocumentValues values.
  */
+/// The request strings that hold pasted text (calibrate's "nccl_tests" entries and step
+/// logs): parsed, never echoed into a script, so they alone may hold newlines and tabs.
+bool is_pasted_text(const std::string& absolute_path) {
+  auto index_then = [&](std::size_t at, const std::string& rest) {
+    std::size_t end = at;
+    while (end < absolute_path.size() && absolute_path[end] >= '0' && absolute_path[end] <= '9') ++end;
+    return end > at && absolute_path.compare(end, std::string::npos, rest) == 0;
+  };
+  if (absolute_path.rfind("/nccl_tests/", 0) == 0) return index_then(12, "");
+  if (absolute_path.rfind("/steps/", 0) == 0) return index_then(7, "/log");
+  return false;
+}
+
 class StrictBuilder : public nlohmann::json_sax<json> {
  public:
   explicit StrictBuilder(std::string_view relative_to) : relative_to_(relative_to) {}
@@ -309,6 +323,16 @@ class StrictBuilder : public nlohmann::json_sax<json> {
   }
 
   void check_text(const std::string& text, const std::string& absolute_path) const {
+    if (is_pasted_text(absolute_path)) {
+      if (const auto bad = forbidden_in_pasted_text(text)) {
+        const std::string path = shown(absolute_path);
+        throw InputError("input.control_character", path,
+                         path + " contains a control character at " + *bad +
+                             ": pasted text may hold newlines and tabs, nothing else (strip terminal "
+                             "colours, e.g. torchtitan's --metrics.disable_color_printing)");
+      }
+      return;
+    }
     if (const auto bad = first_forbidden_character(text)) {
       const std::string path = shown(absolute_path);
       throw InputError("input.control_character", path,
@@ -839,7 +863,22 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
   const double v1_gemm = ampere ? 0.74 : 0.65;
   const double v1_attention = ampere ? 0.55 : g.architecture == "blackwell" ? 0.4 : 0.25;
   if (auto e = r.optional_number("gemm_efficiency", kMinEfficiency, 1)) g.legacy_gemm_scale = *e / v1_gemm;
-  if (auto e = r.optional_number("attention_efficiency", kMinEfficiency, 1)) g.legacy_attention_scale = *e / v1_attention;
+  if (auto e = r.optional_number("attention_efficiency", kMinEfficiency, 1)) g.attention_scale = *e / v1_attention;
+  if (auto e = r.optional_number("attention_scale", kMinEfficiency, 10)) {
+    if (r.has("attention_efficiency")) {
+      throw InputError("input.inconsistent", r.child("attention_scale"),
+                       r.child("attention_scale") + " and " + r.child("attention_efficiency") +
+                           " both set the attention throughput: give one");
+    }
+    g.attention_scale = *e;
+  }
+  // What NCCL reaches of the links (pplan calibrate fits them): a share of the line rate up to
+  // 2 (NVLink SHARP reduces in the switch, beating a ring at the line rate), latencies in µs.
+  g.nvlink_efficiency = r.optional_number("nvlink_efficiency", kMinEfficiency, 2).value_or(g.nvlink_efficiency);
+  g.network_efficiency = r.optional_number("network_efficiency", kMinEfficiency, 2).value_or(g.network_efficiency);
+  g.nvlink_latency_s = r.optional_number("nvlink_latency_us", 0, 1e5).value_or(g.nvlink_latency_s * 1e6) * 1e-6;
+  g.network_latency_s = r.optional_number("network_latency_us", 0, 1e5).value_or(g.network_latency_s * 1e6) * 1e-6;
+  if (auto us = r.optional_number("host_kernel_us", 0.01, 1e5)) g.host_kernel_s = *us * 1e-6;
   r.allow("system");
   if (r.has("system")) g.system = parse_system(value.at("system"), r.child("system"));
   g.source = r.optional_string("source", 2000).value_or(g.source);
@@ -1152,6 +1191,12 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   if (g.mamf_fraction_bf16 > 0) j["mamf_fraction_bf16"] = g.mamf_fraction_bf16;
   if (g.mamf_fraction_fp8 > 0) j["mamf_fraction_fp8"] = g.mamf_fraction_fp8;
   if (g.fp4_flops_per_s > 0) j["fp4_tflops"] = g.fp4_flops_per_s / units::kFlopsPerTflop;
+  j["nvlink_efficiency"] = g.nvlink_efficiency;
+  j["network_efficiency"] = g.network_efficiency;
+  j["nvlink_latency_us"] = g.nvlink_latency_s * 1e6;
+  j["network_latency_us"] = g.network_latency_s * 1e6;
+  if (g.attention_scale != 1) j["attention_scale"] = g.attention_scale;
+  if (g.host_kernel_s > 0) j["host_kernel_us"] = g.host_kernel_s * 1e6;
   if (g.system.gpus_per_node > 0) {
     ordered_json sys;
     sys["name"] = g.system.name;

@@ -33,11 +33,11 @@ double exposed_after_overlap_s(double comm_s, double window_s, double slowdown) 
 }
 
 Link nvlink(const GpuSpec& gpu) {
-  return {gpu.nvlink_bytes_per_s * kNvlinkEfficiency, kNvlinkLatencyS};
+  return {gpu.nvlink_bytes_per_s * gpu.nvlink_efficiency, gpu.nvlink_latency_s};
 }
 
 Link network(const GpuSpec& gpu) {
-  return {gpu.network_bytes_per_s * kNetworkEfficiency, kNetworkLatencyS};
+  return {gpu.network_bytes_per_s * gpu.network_efficiency, gpu.network_latency_s};
 }
 
 /// ceil(log2(n)) without transcendental functions (bit-identical natively and in wasm).
@@ -84,9 +84,9 @@ double all_to_all_s(double bytes, const GroupPlacement& group, const GpuSpec& gp
   const int k = std::min(group.ranks_per_node, n);
   const double on_node = double(k - 1) / n * bytes;
   const double off_node = double(n - k) / n * bytes;
-  const double t_nvlink = on_node > 0 ? on_node / nvlink(gpu).bytes_per_s + kNvlinkLatencyS : 0.0;
+  const double t_nvlink = on_node > 0 ? on_node / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s : 0.0;
   const double t_network =
-      off_node > 0 ? off_node / network(gpu).bytes_per_s + kNetworkLatencyS : 0.0;
+      off_node > 0 ? off_node / network(gpu).bytes_per_s + network(gpu).latency_s : 0.0;
   return std::max(t_nvlink, t_network);
 }
 
@@ -110,9 +110,9 @@ double deduplicated_all_to_all_s(double tokens_bytes, double copies, double remo
   if (n <= 1 || tokens_bytes <= 0) return 0.0;
   const double nvlink_bytes = tokens_bytes * copies * double(n - 1) / n;
   const double network_bytes = tokens_bytes * remote_nodes;
-  const double t_nvlink = nvlink_bytes > 0 ? nvlink_bytes / nvlink(gpu).bytes_per_s + kNvlinkLatencyS : 0.0;
+  const double t_nvlink = nvlink_bytes > 0 ? nvlink_bytes / nvlink(gpu).bytes_per_s + nvlink(gpu).latency_s : 0.0;
   const double t_network =
-      network_bytes > 0 ? network_bytes / network(gpu).bytes_per_s + kNetworkLatencyS : 0.0;
+      network_bytes > 0 ? network_bytes / network(gpu).bytes_per_s + network(gpu).latency_s : 0.0;
   return std::max(t_nvlink, t_network);
 }
 

@@ -384,8 +384,10 @@ void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt
   const double kernels = (kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0)) * blocks / 2.0 +
                          (c.moe ? 8.0 : 0.0);
   const Calibration& cal = c.scenario.calibration;
+  const double host_kernel_s = c.scenario.cluster.gpu.host_kernel_s > 0 ? c.scenario.cluster.gpu.host_kernel_s
+                                                                        : cal.host_kernel_s;
   const double pass_host_s =
-      training.cuda_graphs ? 0.0 : kernels * cal.host_kernel_s + collectives_per_pass * cal.host_collective_s;
+      training.cuda_graphs ? 0.0 : kernels * host_kernel_s + collectives_per_pass * cal.host_collective_s;
   lt.host_forward_s = pass_host_s;
   lt.host_backward_s = 2.0 * pass_host_s;
 }

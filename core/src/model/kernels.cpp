@@ -121,7 +121,7 @@ static double flash_rate(double keys, double qk_dim, const Device& device) {
   const double head_dim_factor = 1.25 * qk_dim / (qk_dim + 32.0);
   return std::min(device.gpu.bf16_flops_per_s,  // never above the peak (see gemm_unmemoised_s)
                   device.gpu.bf16_flops_per_s * a.attention_peak_fraction * a.attention_in_step *
-                      device.gpu.legacy_attention_scale * keys / (keys + a.attention_half_keys) *
+                      device.gpu.attention_scale * keys / (keys + a.attention_half_keys) *
                       head_dim_factor);
 }
 

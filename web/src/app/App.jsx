@@ -15,13 +15,15 @@ import { TimeBreakdown } from '../components/TimeBreakdown.jsx';
 import { plansToMarkdown } from '../state/markdown.js';
 import { fmtCapacity, fmtGb, fmtSeconds, fmtShare } from '../state/format.js';
 import { humanError, plural } from '../state/messages.js';
-import { UNPINNED, isPinned, typed, withDefault as or } from '../state/scenario.js';
+import { UNPINNED, isPinned, specToState, typed, withDefault as or } from '../state/scenario.js';
+import { calibrate as calibrateScenario } from '../engine/index.js';
 import { lazyComponent } from './lazy.js';
 
 // Not needed for the first plan: their own chunks, loaded when first shown.
 const waiting = (text) => () => <p class="sub" role="status">{text}</p>;
 const Gallery = lazyComponent(() => import('../components/Gallery.jsx').then((m) => m.Gallery), waiting('Loading the worked examples…'));
 const LaunchPanel = lazyComponent(() => import('../components/LaunchPanel.jsx').then((m) => m.LaunchPanel), waiting('Loading…'));
+const CalibratePanel = lazyComponent(() => import('../components/CalibratePanel.jsx').then((m) => m.CalibratePanel), waiting('Loading…'));
 const ReportPanel = lazyComponent(() => import('../components/ReportPanel.jsx').then((m) => m.ReportPanel), waiting('Writing the report…'));
 const ScatterPlot = lazyComponent(() => import('../components/ScatterPlot.jsx').then((m) => m.ScatterPlot));
 const ScalingChart = lazyComponent(() => import('../components/ScalingChart.jsx').then((m) => m.ScalingChart));
@@ -29,7 +31,7 @@ const MethodSteps = lazyComponent(() => import('../components/MethodSteps.jsx').
 const LayoutPicture = lazyComponent(() => import('../components/LayoutPicture.jsx').then((m) => m.LayoutPicture));
 const PipelineTimeline = lazyComponent(() => import('../components/PipelineTimeline.jsx').then((m) => m.PipelineTimeline));
 
-const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch'], ['report', 'Design report']];
+const TAB_LABELS = [['plan', 'Planner'], ['examples', 'Worked examples'], ['launch', 'Launch'], ['report', 'Design report'], ['calibrate', 'Calibrate']];
 const PUSH = { history: 'push' };
 
 
@@ -282,7 +284,10 @@ export function App({ store }) {
                              onReprice={(fw) => store.update({ fw }, PUSH)} />
               : state.tab === 'report'
                 ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} tokenBudget={state.tokens} />
-                : <Results store={store} />}
+                : state.tab === 'calibrate'
+                  ? <CalibratePanel scenario={store.scenario.value} selectedParallel={store.selected.value ? store.selected.value.parallel : null}
+                                    calibrate={calibrateScenario} onUseGpu={(gpu) => store.update({ gpu: specToState(gpu) }, PUSH)} />
+                  : <Results store={store} />}
           </main>
         </div>
       )}

@@ -135,7 +135,7 @@ function compiledEngine(url) {
 const PICTURE_CHANNELS = new Set(['landscape', 'scaling']);
 /** The commands only the full engine answers (the first-plan one says request.not_in_this_engine;
  * tests/engine.test.js checks both lists against the engines). */
-export const FULL_COMMANDS = new Set(['launch', 'report', 'import_model']);
+export const FULL_COMMANDS = new Set(['launch', 'report', 'import_model', 'calibrate']);
 
 /** The request's command, or '' when it is not a JSON object (the planner's engine says why). */
 function commandOf(request) {
@@ -237,6 +237,11 @@ export const schedule = (scenario) => request({ command: 'schedule', scenario },
 /** A Hugging Face config.json as a pplan model: {model, mapped_from, notes} (hf_config.h). */
 export const importModel = (config) => request({ command: 'import_model', config }, 'import');
 export const presets = () => request({ command: 'presets' });
+/** Refits the constants pasted nccl-tests outputs and measured steps identify (calibrate/fit.h):
+ * {gpu, constants, measurements, rms_log_error, notes, plan_before, plan_after, ...}. */
+export const calibrate = (scenario, ncclTests, steps) => request({
+  command: 'calibrate', scenario, ...(ncclTests.length ? { nccl_tests: ncclTests } : {}), ...(steps.length ? { steps } : {}),
+}, 'calibrate');
 /** A bounded sample of the feasible configurations, the Pareto front, the ranked plans marked
  * (search/landscape.h); `top` must match the plan request's so the ranks agree. */
 export const landscape = (scenario, top = 10) => request({ command: 'landscape', scenario, top }, 'landscape');

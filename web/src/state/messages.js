@@ -22,6 +22,9 @@ export const GPU_LABELS = {
   nvlink_gbytes_per_s: 'NVLink GB/s per GPU', network_gbytes_per_s: 'Network GB/s per GPU',
   architecture: 'Architecture', fp4_tflops: 'FP4 dense TFLOP/s (shown only)', hbm_gbytes_per_s: 'HBM GB/s',
   sm_count: 'SMs', mamf_fraction_bf16: 'Achievable matmul share, BF16', mamf_fraction_fp8: 'Achievable matmul share, FP8',
+  nvlink_efficiency: 'NVLink share NCCL reaches', network_efficiency: 'Network share NCCL reaches',
+  nvlink_latency_us: 'NVLink latency per step (µs)', network_latency_us: 'Network latency per step (µs)',
+  attention_scale: 'Attention speed vs model (×)', host_kernel_us: 'Host µs per kernel',
 };
 export const FIELD_LABELS = {
   model: 'Model', gpu: 'GPU', gpus: 'GPUs', gpn: 'GPUs per node', seq: 'Sequence length', gbs: 'Global batch',

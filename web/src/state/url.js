@@ -49,7 +49,7 @@ export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec
   'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
   ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS)];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
-export const TABS = ['plan', 'examples', 'launch', 'report'];
+export const TABS = ['plan', 'examples', 'launch', 'report', 'calibrate'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
 /** Limits for untrusted links: longer hashes or payloads are refused with a banner. */
 export const MAX_HASH_CHARS = 16384;

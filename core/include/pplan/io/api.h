@@ -3,9 +3,10 @@
 /// call it, so they answer byte for byte the same. Never throws.
 ///
 /// Request: {"command": "evaluate"|"plan"|"launch"|"report"|"layout_view"|"landscape"|"scaling"|
-///           "import_model"|"presets"|"version", "scenario": {...}, "top": 10,
+///           "calibrate"|"import_model"|"presets"|"version", "scenario": {...}, "top": 10,
 ///           "format": "megatron"|..., "nearest_gpus": false, "timing": true,
-///           "config": {...} (import_model), "name": "..." (import_model)}
+///           "config": {...} (import_model), "name": "..." (import_model),
+///           "nccl_tests": [...], "steps": [...] (calibrate)}
 /// The request text is parsed strictly (json_io.h parse_document): at most kMaxDocumentBytes,
 /// no NUL, no duplicate key, no control character in any string.
 /// plan with "nearest_gpus": true, when no plan fits, adds "nearest_gpus": {"below": {"gpus",
@@ -33,6 +34,10 @@
 /// "view": null and "problems": [{"code": "launch.world_size_mismatch", ...}].
 /// import_model -> {"model": {...pplan model object...}, "mapped_from": {...}, "notes": [...]}
 /// from a Hugging Face config.json (hf_config.h).
+/// calibrate (with "nccl_tests": [TEXT, ...] and/or "steps": [{"parallel": {...}, "step_time_s": x}
+/// | {"parallel": {...}, "log": TEXT}, ...]) -> {"gpu", "constants", "measurements",
+/// "rms_log_error", "notes", "plan_before", "plan_after", "plan_changed", "wins_by"}:
+/// io/calibrate_json.h. Pasted texts may hold newlines and tabs (only there).
 /// plan and explain add "timing": {"elapsed_ms": ...}, the search's wall time, as the last
 /// top-level key: the one figure that differs between runs (goldens and tests drop it;
 /// "timing": false in the request leaves it out, so the answer is byte-identical).
@@ -44,6 +49,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace pplan {
 
 /// Options of a command, beside the scenario.
@@ -53,6 +60,10 @@ struct RequestOptions {
   bool nearest_gpus = false;  ///< plan: when nothing fits, the nearest GPU counts with a plan
   bool timing = true;         ///< plan/explain: add the top-level "timing" block
   std::string name;           ///< import_model: the imported model's name (default: from the config)
+  /// calibrate: the pasted nccl-tests outputs (an array of strings) and the measured steps
+  /// (an array of {"parallel", "step_time_s" | "log"}); null when not given.
+  nlohmann::json nccl_tests;
+  nlohmann::json steps;
 };
 
 /// Handles a whole request envelope (what the wasm module receives).

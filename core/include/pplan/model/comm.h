@@ -7,16 +7,8 @@
 
 namespace pplan {
 
-/// Share of NVLink's unidirectional line rate NCCL reaches (ring, ~20% protocol overhead:
-/// ~370 of 450 GB/s on H100; S. Jeaugey, NVIDIA/nccl-tests#212).
-inline constexpr double kNvlinkEfficiency = 0.8;
-/// Share of the NIC line rate NCCL reaches across nodes (46–48 of 50 GB/s per NDR NIC;
-/// 192 of 200 GB/s on DGX-A100 HDR; nccl-tests#290, nccl#812).
-inline constexpr double kNetworkEfficiency = 0.92;
-/// Per-step latency of a collective inside a node and across nodes (NCCL small-message
-/// latencies are ~5–10 µs in a node and ~10–20 µs across InfiniBand; stated as assumptions).
-inline constexpr double kNvlinkLatencyS = 5e-6;
-inline constexpr double kNetworkLatencyS = 10e-6;
+// What NCCL reaches of each link (bandwidth share and per-step latency) is a GPU field with a
+// measured default (specs.h GpuSpec::nvlink_efficiency ...): `pplan calibrate` refits it.
 
 /// Message size at which a collective reaches half its large-message bandwidth: the share
 /// is bytes/(bytes + 8 MB), 11.6% at 1 MiB and 89% at 64 MiB. nccl-tests on 8xA100 measure
