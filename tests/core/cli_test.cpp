@@ -359,3 +359,28 @@ TEST(Cli, HelpListsEveryOptionWithAnExample) {
 
 }  // namespace
 }  // namespace pplan
+
+namespace pplan {
+namespace {
+
+TEST(CliCalibrate, MeasurementsFromFilesAndLayoutsReachTheEngine) {
+  const std::string example = source_path("examples/calibrate-llama3-70b-64-h100.json");
+  const std::string nccl = source_path("tests/data/nccl-tests/h100-8gpu-all_reduce.txt");
+  const CliRun r = run({"calibrate", example, "--nccl", nccl, "--step", "tp=4,pp=8,dp=2,vpp=5,mb=1,zero=1=20.21",
+                        "--json"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const json answer = json::parse(r.out);
+  EXPECT_EQ(answer["gpu"]["preset"], "h100-sxm");
+  // 6 rows of the paste and the step, whose layout the --step spelled out.
+  ASSERT_EQ(answer["measurements"].size(), 7u);
+  EXPECT_EQ(answer["measurements"][6]["measured"], 20.21);
+  EXPECT_NE(answer["measurements"][6]["what"].get<std::string>().find("tp 4 · pp 8 · dp 2 · vpp 5"), std::string::npos);
+  // A --step without its seconds, and a layout item without "=", name /steps.
+  EXPECT_EQ(error_of({"calibrate", example, "--step", "tp=4,pp=8"})["path"], "/steps");
+  EXPECT_EQ(error_of({"calibrate", example, "--step", "tp4=20"})["path"], "/steps");
+  // No measurement at all: the engine says what it needs.
+  EXPECT_EQ(error_of({"calibrate", example})["path"], "/nccl_tests");
+}
+
+}  // namespace
+}  // namespace pplan
