@@ -26,9 +26,23 @@ const cspPlugin = {
   },
 };
 
+// The first-plan engine's .wasm, fetched from the page's head: it downloads while the HTML and
+// the entry script load, and the compile (engine/index.js compiledEngine) starts from the cache.
+const preloadEnginePlugin = {
+  name: 'pplan-preload-engine',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler: (html, { bundle }) => {
+      const wasm = Object.keys(bundle || {}).find((name) => /(^|\/)pplan-plan-[^/]*\.wasm$/.test(name));
+      return wasm ? [{ tag: 'link', attrs: { rel: 'preload', href: `./${wasm}`, as: 'fetch', crossorigin: '' }, injectTo: 'head' }] : [];
+    },
+  },
+};
+
 export default defineConfig({
   base: './',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true, exclude: [/node_modules/, /engine\/generated\//] }), cspPlugin],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true, exclude: [/node_modules/, /engine\/generated\//] }), cspPlugin, preloadEnginePlugin],
   worker: { format: 'es' },
   server: { fs: { allow: ['..'] } },
   build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 1600 },

@@ -47,3 +47,13 @@ describe('figures', () => {
     expect(fmtShare(-0.1)).toBeNull();
   });
 });
+
+describe('groupDigits writes numbers as toLocaleString(\'en-US\') does, without Intl', () => {
+  it('agrees on integers, fractions, negatives and huge values', async () => {
+    const { groupDigits } = await import('../src/state/format.js');
+    for (const n of [0, 7, 999, 1000, 1024, 16384, 123456789, 2 ** 53, -4096, 1.5, 1234.5678, 0.0001, 99999.9996, -0.0004]) {  // exact up to 2^53, as the page's figures are
+      expect(groupDigits(n), String(n)).toBe(n.toLocaleString('en-US'));
+      expect(groupDigits(n, 6), String(n)).toBe(n.toLocaleString('en-US', { maximumFractionDigits: 6 }));
+    }
+  });
+});

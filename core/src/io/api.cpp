@@ -199,7 +199,7 @@ ordered_json respond(const std::string& command, const json& document,
   if (command == "version") {
     return envelope();
   }
-  const PresetCatalog presets = load_presets();
+  const PresetCatalog& presets = preset_catalog();
   if (command == "presets") {
     ordered_json j = envelope();
     ordered_json models = ordered_json::object();
@@ -388,7 +388,7 @@ ordered_json respond_finite(const std::string& command, const json& document,
       return false;  // the change broke the scenario; it tells nothing about the figure
     }
   };
-  const std::string culprit = blame_input(document, reference_scenario(load_presets()), finite);
+  const std::string culprit = blame_input(document, reference_scenario(preset_catalog()), finite);
   const std::string value = culprit == "/" ? "" : " = " + document.at(json::json_pointer(culprit)).dump();
   throw InputError("input.out_of_range", culprit,
                    (culprit == "/" ? std::string("the scenario") : culprit + value) +

@@ -922,6 +922,11 @@ PresetCatalog load_presets() {
   return catalog;
 }
 
+const PresetCatalog& preset_catalog() {
+  static const PresetCatalog catalog = load_presets();
+  return catalog;
+}
+
 Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
   ObjectReader root(document, "");
   check_schema_version(root, false);

@@ -9,11 +9,10 @@ import { MemoryBar } from '../components/MemoryBar.jsx';
 import { NothingFits } from '../components/NothingFits.jsx';
 import { PlanSummary, layoutText, settingsText } from '../components/PlanSummary.jsx';
 import { PlansTable } from '../components/PlansTable.jsx';
-import { ScenarioForm } from '../components/ScenarioForm.jsx';
 import { SharePanel } from '../components/SharePanel.jsx';
 import { TimeBreakdown } from '../components/TimeBreakdown.jsx';
 import { plansToMarkdown } from '../state/markdown.js';
-import { fmtCapacity, fmtGb, fmtSeconds, fmtShare } from '../state/format.js';
+import { fmtCapacity, fmtGb, fmtSeconds, fmtShare, groupDigits } from '../state/format.js';
 import { humanError, plural } from '../state/messages.js';
 import { UNPINNED, isPinned, specToState, typed, withDefault as or } from '../state/scenario.js';
 import { calibrate as calibrateScenario } from '../engine/index.js';
@@ -23,6 +22,9 @@ import { lazyComponent } from './lazy.js';
 const waiting = (text) => () => <p class="sub" role="status">{text}</p>;
 const Gallery = lazyComponent(() => import('../components/Gallery.jsx').then((m) => m.Gallery), waiting('Loading the worked examples…'));
 const LaunchPanel = lazyComponent(() => import('../components/LaunchPanel.jsx').then((m) => m.LaunchPanel), waiting('Loading…'));
+// The inputs come right after the first plan (store.ready): the answer is what a visitor reads
+// first, and on two cores the form's render would delay it.
+const ScenarioForm = lazyComponent(() => import('../components/ScenarioForm.jsx').then((m) => m.ScenarioForm), waiting('Loading the inputs…'));
 const CalibratePanel = lazyComponent(() => import('../components/CalibratePanel.jsx').then((m) => m.CalibratePanel), waiting('Loading…'));
 const ReportPanel = lazyComponent(() => import('../components/ReportPanel.jsx').then((m) => m.ReportPanel), waiting('Writing the report…'));
 const ScatterPlot = lazyComponent(() => import('../components/ScatterPlot.jsx').then((m) => m.ScatterPlot));
@@ -45,14 +47,14 @@ function scenarioTitle(state, presets) {
   const gpu = or(state, 'gpu');
   const modelName = typeof model === 'string' ? (presets && presets.models[model] ? presets.models[model].name : model) : model.name || 'custom model';
   const gpuName = typeof gpu === 'string' ? (presets && presets.gpus[gpu] ? presets.gpus[gpu].name : gpu) : gpu.name || 'custom GPU';
-  return `${modelName} on ${Number(typed(or(state, 'gpus'))).toLocaleString('en-US')} × ${gpuName}`;
+  return `${modelName} on ${groupDigits(Number(typed(or(state, 'gpus'))))} × ${gpuName}`;
 }
 
 /** Sequence length, batch and precision: what the title leaves out. */
 function trainingLine(state) {
   const seq = typed(or(state, 'seq'));
   const gbs = typed(or(state, 'gbs'));
-  return `sequence ${typeof seq === 'number' ? seq.toLocaleString('en-US') : seq} · batch ${typeof gbs === 'number' ? gbs.toLocaleString('en-US') : gbs} sequences · ${(state.prec || 'bf16').toUpperCase()}`;
+  return `sequence ${typeof seq === 'number' ? groupDigits(seq) : seq} · batch ${typeof gbs === 'number' ? groupDigits(gbs) : gbs} sequences · ${(state.prec || 'bf16').toUpperCase()}`;
 }
 
 function gpuMemoryGb(state, presets) {
@@ -178,7 +180,7 @@ function Results({ store, compact }) {
           <PlansTable plans={plans} selected={sel} onSelect={(i) => store.update({ sel: String(i) }, PUSH)} compact={compact} />
           <p class="sub search-stats">{store.busy.value ? 'Searching…' : (
             <>{plural(response.search.configs_evaluated, 'configuration')} evaluated,{' '}
-              {response.search.feasible.toLocaleString('en-US')} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
+              {groupDigits(response.search.feasible)} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
           <SearchNotices search={response.search} shown={estimate} rank={sel} />
           <Diagnostics diagnostics={estimate.diagnostics} hasPlans />
           {!compact ? (
@@ -274,8 +276,10 @@ export function App({ store }) {
             <a href="#inputs" class="edit-inputs" onClick={(e) => focusById('f-model', e)}>Edit inputs</a>
           </div>
           <aside class="inputs" id="inputs" aria-label="Inputs">
-            <ScenarioForm state={state} presets={presets} errors={store.fieldErrors.value} onChange={store.update}
-                          pinsDropped={store.pinsDropped.value} />
+            {store.ready.value
+              ? <ScenarioForm state={state} presets={presets} errors={store.fieldErrors.value} onChange={store.update}
+                              pinsDropped={store.pinsDropped.value} />
+              : <p class="sub" role="status">Loading the inputs…</p>}
           </aside>
           <main id="main" class="outputs" tabIndex={-1}>
             <p class="scenario-title"><span data-testid="scenario-title">{title}</span> <span class="muted">· {trainingLine(state)}</span></p>

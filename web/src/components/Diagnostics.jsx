@@ -1,6 +1,7 @@
 // Why a plan or a search came out infeasible, or what to watch: the engine's messages in words;
 // the codes only in a details line.
 import { plural, reasonText } from '../state/messages.js';
+import { groupDigits } from '../state/format.js';
 
 export function Diagnostics({ diagnostics, search, hasPlans, title }) {
   const list = diagnostics || [];
@@ -16,7 +17,7 @@ export function Diagnostics({ diagnostics, search, hasPlans, title }) {
       ) : null}
       {!hasPlans && search ? (
         <p class="sub">{plural(search.configs_evaluated, 'configuration')} tried
-          {reasons.length ? '; rejected because ' : '.'}{reasons.map(([k, n]) => `${reasonText(k)} (${n.toLocaleString('en-US')})`).join(', ')}
+          {reasons.length ? '; rejected because ' : '.'}{reasons.map(([k, n]) => `${reasonText(k)} (${groupDigits(n)})`).join(', ')}
           {search.capped ? ' (search capped)' : ''}</p>
       ) : null}
       {list.length || reasons.length ? (

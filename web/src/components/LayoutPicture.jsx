@@ -3,6 +3,7 @@
 // What to draw is the engine's replica view (`layout_view`): this file only renders it.
 import { linkText, rowCaption, stageChangesAfter, tpRuns } from '../state/layout.js';
 import { ChosenBySearch } from './ChosenBySearch.jsx';
+import { groupDigits } from '../state/format.js';
 
 const CELL = 26;
 const GAP = 4;
@@ -32,7 +33,7 @@ export function LayoutPicture({ layout }) {
   const rowH = CELL + 18;
   const height = view.rows.length * rowH + 8;
   const { links } = view;
-  const summary = `${view.world_size.toLocaleString('en-US')} GPUs = ${view.nodes.toLocaleString('en-US')} nodes × ${gpusPerNode}. ` +
+  const summary = `${groupDigits(view.world_size)} GPUs = ${groupDigits(view.nodes)} nodes × ${gpusPerNode}. ` +
     `One replica = ${view.gpus_per_replica} GPUs on ${view.replica_nodes} node${view.replica_nodes > 1 ? 's' : ''}; ` +
     `${view.replicas} identical replica${view.replicas > 1 ? 's' : ''} (DP).`;
   return (

@@ -3,6 +3,7 @@
 import { layoutText } from './PlanSummary.jsx';
 import { FIELD_LABELS, pinsToRelease, plural, reasonText } from '../state/messages.js';
 import { UNPINNED, isPinned } from '../state/scenario.js';
+import { groupDigits } from '../state/format.js';
 
 export function NothingFits({ response, state, onFix }) {
   const search = response.search || { rejected_by_reason: {}, configs_evaluated: 0 };
@@ -14,7 +15,7 @@ export function NothingFits({ response, state, onFix }) {
   const pinned = isPinned(state);
   const gpuFix = (side) => nearest[side] ? (
     <button type="button" class="primary" data-testid={`use-gpus-${side}`} onClick={() => onFix({ gpus: String(nearest[side].gpus) })}>
-      Use {nearest[side].gpus.toLocaleString('en-US')} GPUs <span class="btn-sub">({layoutText(nearest[side].plan.parallel)})</span>
+      Use {groupDigits(nearest[side].gpus)} GPUs <span class="btn-sub">({layoutText(nearest[side].plan.parallel)})</span>
     </button>) : null;
   return (
     <section class="card warn" aria-labelledby="nofit-h" data-testid="nothing-fits">
@@ -22,7 +23,7 @@ export function NothingFits({ response, state, onFix }) {
       <p>{closest && closestCodes.length
         ? `The closest configuration fails because ${closestCodes.map(reasonText).join(', and ')}.`
         : 'Every configuration the search tried fails.'}
-        {reasons.length && search.configs_evaluated > 1 ? ` Of ${plural(search.configs_evaluated, 'configuration')} tried, ${reasons.slice(0, 3).map(([code, n]) => `${n.toLocaleString('en-US')} ${n === 1 ? 'fails' : 'fail'} because ${reasonText(code)}`).join('; ')}.` : ''}</p>
+        {reasons.length && search.configs_evaluated > 1 ? ` Of ${plural(search.configs_evaluated, 'configuration')} tried, ${reasons.slice(0, 3).map(([code, n]) => `${groupDigits(n)} ${n === 1 ? 'fails' : 'fail'} because ${reasonText(code)}`).join('; ')}.` : ''}</p>
       <div class="fixes" role="group" aria-label="Ways to a plan">
         {gpuFix('below')}{gpuFix('above')}
         {release.map((field) => (
@@ -30,7 +31,7 @@ export function NothingFits({ response, state, onFix }) {
         {pinned ? <button type="button" onClick={() => onFix(UNPINNED)}>Search every layout instead</button> : null}
       </div>
       {!nearest.below && !nearest.above && response.nearest_gpus ? (
-        <p class="sub">No GPU count within {nearest.max_searches} tries of {Number(state.gpus || 0).toLocaleString('en-US')} admits a plan with these settings.</p>
+        <p class="sub">No GPU count within {nearest.max_searches} tries of {groupDigits(Number(state.gpus || 0))} admits a plan with these settings.</p>
       ) : null}
       <details class="code-details">
         <summary>Details</summary>

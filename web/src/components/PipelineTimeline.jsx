@@ -4,7 +4,7 @@
 // this file only renders it. Up to 600 passes: one box each (hover for its micro-batch); more:
 // forward and backward each drawn as one path, still told apart; the engine sends at most its
 // cap, the start of the step, and says so.
-import { fmtPct } from '../state/format.js';
+import { fmtPct, groupDigits } from '../state/format.js';
 
 const WIDTH = 760;
 const LEFT = 58;
@@ -57,7 +57,7 @@ export function PipelineTimeline({ parallel, pipeline, schedule }) {
       </Card>
     );
   }
-  const title = `Pipeline schedule: ${kind}, p = ${p}, m = ${Number(m).toLocaleString('en-US')}`;
+  const title = `Pipeline schedule: ${kind}, p = ${p}, m = ${groupDigits(Number(m))}`;
   const bubbleLine = (
     <p class="sub" data-testid="bubble-line">Bubble: {fmtPct(pipeline.bubble_ratio)} of the ideal compute time ((p−1)/{v > 1 ? '(v·m)' : 'm'}),
       {' '}{fmtPct(pipeline.bubble_fraction)} of the step ((p−1)/({v > 1 ? 'v·' : ''}m + p − 1)): the blank area at the start and end.</p>
@@ -95,7 +95,7 @@ export function PipelineTimeline({ parallel, pipeline, schedule }) {
       {bubbleLine}
       <p class="sub">Light: forward; dark: backward (2× forward){v > 1 && detailed ? '; colour: model chunk' : ''}.
         {detailed ? ' Hover a box for its micro-batch.' : ''}
-        {!current.complete ? ` Too many passes to draw (${current.total_passes.toLocaleString('en-US')}): the first ${fmtPct(span / current.makespan_units, 0)} of the step is shown.` : ''}</p>
+        {!current.complete ? ` Too many passes to draw (${groupDigits(current.total_passes)}): the first ${fmtPct(span / current.makespan_units, 0)} of the step is shown.` : ''}</p>
       <svg class="timeline" viewBox={`0 0 ${WIDTH} ${height}`} width="100%" role="img" data-testid="timeline"
            aria-label={`Pipeline timeline: ${p} stages, ${m} micro-batches, ${kind}; idle ${fmtPct(current.idle_share)} of the step`}>
         {Array.from({ length: p }, (_, s) => (

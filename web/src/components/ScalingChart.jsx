@@ -2,7 +2,7 @@
 // sweep, same pins except DP, same global batch): step time, MFU and days to train. A count
 // without a plan shows why; an impossible figure is left out.
 import { layoutText } from './PlanSummary.jsx';
-import { fmtSeconds, fmtShare } from '../state/format.js';
+import { fmtSeconds, fmtShare, groupDigits } from '../state/format.js';
 import { reasonText } from '../state/messages.js';
 
 const W = 250;
@@ -72,7 +72,7 @@ export function ScalingChart({ scaling, currentGpus, onUseGpus, stale }) {
           <tbody>
             {points.map((p) => (
               <tr key={p.gpus} class={p.gpus === currentGpus ? 'selected' : ''}>
-                <td>{p.gpus.toLocaleString('en-US')}</td>
+                <td>{groupDigits(p.gpus)}</td>
                 {p.plan ? (
                   <>
                     <td>{layoutText(p.plan.parallel)}</td><td>{fmtSeconds(p.plan.step_time_s)}</td>

@@ -4,7 +4,7 @@
 // Hover a point for its figures; click a ranked one to select it, any other to see it and pin it.
 import { useState } from 'preact/hooks';
 import { layoutText, planKey, settingsText } from './PlanSummary.jsx';
-import { fmtCapacity, fmtGb, fmtSeconds, fmtShare } from '../state/format.js';
+import { fmtCapacity, fmtGb, fmtSeconds, fmtShare, groupDigits } from '../state/format.js';
 
 const W = 760;
 const H = 320;
@@ -87,7 +87,7 @@ export function ScatterPlot({ landscape, selectedRank = 0, onSelect, onPin, pinn
   return (
     <section class={`card${stale ? ' stale' : ''}`} aria-labelledby="scatter-h" data-testid="scatter" aria-busy={stale ? 'true' : 'false'}>
       <h3 id="scatter-h">The whole search: step time against memory</h3>
-      <p class="sub">{l.feasible.toLocaleString('en-US')} feasible configurations of {l.evaluated.toLocaleString('en-US')} sampled
+      <p class="sub">{groupDigits(l.feasible)} feasible configurations of {groupDigits(l.evaluated)} sampled
         {l.points.length < l.feasible ? ` (${l.points.length} drawn)` : ''}; the line is the Pareto front ({l.pareto_points} configurations
         no other beats on both step time and memory). Rings: the ranked plans, #1 recommended.
         {pinned && l.feasible <= 3 ? <> The pins leave almost nothing to compare: <button type="button" class="link" onClick={onUnpinAll}>unpin all to see every layout</button>.</> : null}</p>

@@ -3,6 +3,8 @@
 // example file equals (web/tests/gallery.test.js), so pplan's figure, computed live with
 // `plan --top 1`, is the accuracy tables' figure for that run (docs/accuracy.md).
 
+import { groupDigits } from '../state/format.js';
+
 const files = import.meta.glob('../../../examples/*.json', { eager: true, import: 'default' });
 
 /** The scenario document of examples/<file>. */
@@ -27,7 +29,7 @@ const LLAMA = 'Llama Team 2024, The Llama 3 Herd of Models, §3.3.2 Table 4';
 function megatron(size, gpus, hfu, tflops, tp, pp, dp) {
   return {
     file: `megatron2021-t1-${size}b-${gpus}-a100.json`, group: 'megatron', case: `narayanan21_t1_${size}B`,
-    title: `GPT ${size}B · ${gpus.toLocaleString('en-US')} A100`, source: MEGATRON,
+    title: `GPT ${size}B · ${groupDigits(gpus)} A100`, source: MEGATRON,
     published: { metric: 'hfu', value: hfu, tflops_per_gpu: tflops, tp, pp, dp, cp: 1 },
   };
 }

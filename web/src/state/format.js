@@ -34,8 +34,21 @@ export function fmtSeconds(s) {
   if (s >= 1) return `${s.toFixed(2)} s`;
   return `${(s * 1000).toFixed(s >= 0.01 ? 0 : 1)} ms`;
 }
+/**
+ * 1234567.5 -> "1,234,567.5", as toLocaleString('en-US', {maximumFractionDigits}) writes it,
+ * without Intl: the first toLocaleString of a page loads ICU's locale data, which cost the first
+ * plan ~140 ms on a 2-core machine.
+ */
+export function groupDigits(n, maximumFractionDigits = 3) {
+  if (!finite(n)) return String(n);
+  const [whole, fraction = ''] = Math.abs(n).toFixed(maximumFractionDigits).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const digits = fraction.replace(/0+$/, '');
+  const text = digits ? `${grouped}.${digits}` : grouped;
+  return n < 0 ? `-${text}` : text;
+}
 export function fmtInt(n) {
-  return finite(n) ? Math.round(n).toLocaleString('en-US') : '–';
+  return finite(n) ? groupDigits(Math.round(n)) : '–';
 }
 export function fmtNum(x, digits = 2) {
   return finite(x) ? x.toFixed(digits) : '–';

@@ -3,6 +3,7 @@
 // dictionary over the engine's stable code tables (diagnostics.h, json_io.h); no model logic.
 // Pure.
 import { fieldForPath, kindOf } from './scenario.js';
+import { groupDigits } from './format.js';
 
 export const MODEL_LABELS = {
   name: 'Name', layers: 'Layers', hidden: 'Hidden size', heads: 'Attention heads', kv_heads: 'KV heads (GQA)',
@@ -128,4 +129,4 @@ export function pinsToRelease(codes, state, limit = 3) {
 }
 
 /** "1 configuration", "2 configurations". */
-export const plural = (n, word) => `${Number(n).toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+export const plural = (n, word) => `${groupDigits(Number(n))} ${word}${n === 1 ? '' : 's'}`;

@@ -5,6 +5,7 @@
 // Suffixes: counts (GPUs, sequence length, batch, parallel sizes, model sizes) are powers of two
 // in practice, so k = 1,024 and m = 1,048,576 ("8k context" = 8,192, "16k GPUs" = 16,384).
 // Token budgets are decimal: K = 1e3, M = 1e6, B (or G) = 1e9, T = 1e12 ("15T", "300B").
+import { groupDigits } from './format.js';
 
 const BINARY = { k: 2 ** 10, m: 2 ** 20 };
 const DECIMAL = { k: 1e3, m: 1e6, b: 1e9, g: 1e9, t: 1e12 };
@@ -62,5 +63,5 @@ export function normalise(text, kind = 'count') {
 export function readBack(text, kind = 'count') {
   const n = parseQuantity(text, kind);
   if (n === null) return '';
-  return kind === 'tokens' && Math.abs(n) >= 1e6 ? `${n.toLocaleString('en-US')} tokens` : n.toLocaleString('en-US', { maximumFractionDigits: 6 });
+  return kind === 'tokens' && Math.abs(n) >= 1e6 ? `${groupDigits(n)} tokens` : groupDigits(n, 6);
 }

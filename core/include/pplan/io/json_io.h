@@ -79,8 +79,12 @@ struct PresetCatalog {
   Calibration calibration;
 };
 
-/// Parses the embedded preset files. Pure; cheap enough to call per request.
+/// Parses the embedded preset files. Pure.
 PresetCatalog load_presets();
+
+/// load_presets(), parsed once: the embedded files never change while the engine runs, and
+/// parsing them was a third of the page's first plan in a cold wasm engine.
+const PresetCatalog& preset_catalog();
 
 /// Parses a scenario document strictly. Throws InputError with a JSON-pointer path.
 Scenario parse_scenario(const nlohmann::json& document, const PresetCatalog& presets);
