@@ -37,6 +37,15 @@ const NcclTestsRow& largest(const NcclTestsTable& t) {
   return *best;
 }
 
+/// The largest row's out-of-place figures, as the paste prints them.
+void expect_largest_row(const NcclTestsTable& t, double size_bytes, double time_us, double algbw, double busbw) {
+  const NcclTestsRow& r = largest(t);
+  EXPECT_EQ(r.size_bytes, size_bytes);
+  EXPECT_EQ(r.time_us, time_us);
+  EXPECT_EQ(r.algbw_gbytes_per_s, algbw);
+  EXPECT_EQ(r.busbw_gbytes_per_s, busbw);
+}
+
 // --- real pastes: the figures each prints (tests/data/nccl-tests/SOURCES.md) ---
 
 TEST(NcclTestsPaste, SingleNodeH100AllReduceReadsItsPrintedFigures) {
@@ -47,14 +56,10 @@ TEST(NcclTestsPaste, SingleNodeH100AllReduceReadsItsPrintedFigures) {
   EXPECT_EQ(t.nodes, 1);
   EXPECT_EQ(t.device, "NVIDIA H100 80GB HBM3");
   ASSERT_EQ(t.rows.size(), 6u);
-  const NcclTestsRow& r = largest(t);
-  EXPECT_EQ(r.size_bytes, 4294967296.0);
-  EXPECT_EQ(r.count, 1073741824.0);
-  EXPECT_EQ(r.time_us, 15870);
-  EXPECT_EQ(r.algbw_gbytes_per_s, 270.63);
-  EXPECT_EQ(r.busbw_gbytes_per_s, 473.60);
-  EXPECT_EQ(*r.in_place_time_us, 15773);
-  EXPECT_EQ(*r.in_place_busbw_gbytes_per_s, 476.53);
+  expect_largest_row(t, 4294967296.0, 15870, 270.63, 473.60);
+  EXPECT_EQ(largest(t).count, 1073741824.0);
+  EXPECT_EQ(*largest(t).in_place_time_us, 15773);
+  EXPECT_EQ(*largest(t).in_place_busbw_gbytes_per_s, 476.53);
   EXPECT_EQ(t.rows.front().time_us, 613.3);
   EXPECT_EQ(*t.avg_busbw_gbytes_per_s, 439.369);
   EXPECT_EQ(t.rows_wrong, 0);
@@ -66,11 +71,7 @@ TEST(NcclTestsPaste, TwoNodeAllReduceUnderSrunLabelsWithNoValidation) {
   EXPECT_EQ(t.ranks, 16);
   EXPECT_EQ(t.nodes, 2);
   EXPECT_EQ(t.ranks_per_node, 8);
-  const NcclTestsRow& r = largest(t);
-  EXPECT_EQ(r.size_bytes, 8589934592.0);
-  EXPECT_EQ(r.time_us, 103530);
-  EXPECT_EQ(r.algbw_gbytes_per_s, 82.97);
-  EXPECT_EQ(r.busbw_gbytes_per_s, 155.57);
+  expect_largest_row(t, 8589934592.0, 103530, 82.97, 155.57);
   EXPECT_EQ(*t.avg_busbw_gbytes_per_s, 142.735);
   EXPECT_EQ(t.rows_wrong, 0);  // "#wrong" is N/A: not counted as wrong
 }
@@ -81,11 +82,7 @@ TEST(NcclTestsPaste, TwoNodeAllReduceAmongMpiNoise) {
   EXPECT_EQ(t.ranks, 16);
   EXPECT_EQ(t.nodes, 2);
   EXPECT_EQ(t.rows.size(), 32u);  // 8 B to 16 GiB
-  const NcclTestsRow& r = largest(t);
-  EXPECT_EQ(r.size_bytes, 17179869184.0);
-  EXPECT_EQ(r.time_us, 68652);
-  EXPECT_EQ(r.algbw_gbytes_per_s, 250.24);
-  EXPECT_EQ(r.busbw_gbytes_per_s, 469.21);
+  expect_largest_row(t, 17179869184.0, 68652, 250.24, 469.21);
   EXPECT_EQ(*t.avg_busbw_gbytes_per_s, 139.56);
 }
 
@@ -106,11 +103,7 @@ TEST(NcclTestsPaste, AllToAllNeedsItsCommandLineToTellItFromAllGather) {
   EXPECT_TRUE(t.collective_from_name);
   EXPECT_EQ(t.ranks, 4);
   EXPECT_EQ(t.nodes, 2);
-  const NcclTestsRow& r = largest(t);
-  EXPECT_EQ(r.size_bytes, 4294967296.0);
-  EXPECT_EQ(r.time_us, 64101);
-  EXPECT_EQ(r.algbw_gbytes_per_s, 67.00);
-  EXPECT_EQ(r.busbw_gbytes_per_s, 50.25);
+  expect_largest_row(t, 4294967296.0, 64101, 67.00, 50.25);
   EXPECT_FALSE(t.avg_busbw_gbytes_per_s.has_value());  // the issue shows no footer
 }
 

@@ -317,8 +317,10 @@ CalibrationResult calibrate(const Scenario& scenario, const std::vector<NcclTest
     s.cluster.gpu = g;
     return s;
   };
+  std::vector<double> steps_before_s;  // the preset's step times, shown beside the fitted ones
   for (const MeasuredStep& step : steps) {
     const Estimate e = evaluate(scenario_with(start), step.parallel);
+    steps_before_s.push_back(e.step_time_s);
     const double peak = peak_flops_per_s(preset, scenario.training.precision);
     const double least_s = e.hardware_flops_per_step / (scenario.cluster.gpus * peak);
     if (step.step_time_s < least_s) {
@@ -380,12 +382,13 @@ CalibrationResult calibrate(const Scenario& scenario, const std::vector<NcclTest
       out.measurements.push_back(m);
     }
   }
-  for (const MeasuredStep& step : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const MeasuredStep& step = steps[i];
     MeasurementFit m;
     m.what = step.what;
     m.unit = "s";
     m.measured = step.step_time_s;
-    m.before = evaluate(scenario_with(start), step.parallel).step_time_s;
+    m.before = steps_before_s[i];
     m.after = evaluate(scenario_with(gpu), step.parallel).step_time_s;
     out.measurements.push_back(m);
   }

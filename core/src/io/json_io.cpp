@@ -230,12 +230,6 @@ class ObjectReader {
   std::vector<std::string> known_;
 };
 
-/**
- * Builds the document from the parser's events and refuses, with the JSON pointer of the
- * value: a duplicate key (RFC 8259 leaves it undefined; last-one-wins would let a second
- * schema_version override the first), a control character in any string or key, a number
- * beyond a double, nesting deeper than kMaxDocumentDepth, more than kMaxDocumentValues values.
- */
 /// The request strings that hold pasted text (calibrate's "nccl_tests" entries and step
 /// logs): parsed, never echoed into a script, so they alone may hold newlines and tabs.
 bool is_pasted_text(const std::string& absolute_path) {
@@ -249,6 +243,12 @@ bool is_pasted_text(const std::string& absolute_path) {
   return false;
 }
 
+/**
+ * Builds the document from the parser's events and refuses, with the JSON pointer of the
+ * value: a duplicate key (RFC 8259 leaves it undefined; last-one-wins would let a second
+ * schema_version override the first), a control character in any string or key, a number
+ * beyond a double, nesting deeper than kMaxDocumentDepth, more than kMaxDocumentValues values.
+ */
 class StrictBuilder : public nlohmann::json_sax<json> {
  public:
   explicit StrictBuilder(std::string_view relative_to) : relative_to_(relative_to) {}

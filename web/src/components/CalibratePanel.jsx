@@ -3,6 +3,7 @@
 // GPU goes into the scenario and the link. The pasted text stays in this panel (never in a link).
 import { useState } from 'preact/hooks';
 import { fmtSeconds } from '../state/format.js';
+import { layoutText, settingsText } from './PlanSummary.jsx';
 
 const EXAMPLE_STEP = 'tp=4,pp=8,dp=2,vpp=5,mb=1,zero=1';
 
@@ -21,9 +22,7 @@ export function parseLayout(text) {
 const signedPct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x * 100).toFixed(1)}%`;
 const shown = (x) => (Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(4)).toString());
 
-function layoutText(p) {
-  return `TP ${p.tp} · PP ${p.pp}${p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP ${p.dp}${p.cp > 1 ? ` · CP ${p.cp}` : ''}${p.ep > 1 ? ` · EP ${p.ep}` : ''}, micro-batch ${p.micro_batch}, ZeRO ${p.zero}, recompute ${p.recompute}`;
-}
+const planText = (p) => `${layoutText(p)}, ${settingsText(p)}`;
 
 function Answer({ answer, onUse }) {
   const fitted = answer.constants.filter((c) => c.fitted).length;
@@ -57,9 +56,9 @@ function Answer({ answer, onUse }) {
       {answer.notes.length ? <ul class="diagnostics">{answer.notes.map((n, i) => <li key={i} class="info">{n}</li>)}</ul> : null}
       {answer.plan_before && answer.plan_after ? (
         <p data-testid="plan-change">{answer.plan_changed
-          ? <>The search now recommends <b>{layoutText(answer.plan_after.parallel)}</b>, {fmtSeconds(answer.plan_after.step_time_s)} per step,
-            instead of {layoutText(answer.plan_before.parallel)}, which now takes {fmtSeconds(answer.previous_plan_step_time_s)}: it wins by {(100 * answer.wins_by).toFixed(1)}%.</>
-          : <>The recommended plan stays {layoutText(answer.plan_after.parallel)}: {fmtSeconds(answer.plan_before.step_time_s)} per step with the preset,
+          ? <>The search now recommends <b>{planText(answer.plan_after.parallel)}</b>, {fmtSeconds(answer.plan_after.step_time_s)} per step,
+            instead of {planText(answer.plan_before.parallel)}, which now takes {fmtSeconds(answer.previous_plan_step_time_s)}: it wins by {(100 * answer.wins_by).toFixed(1)}%.</>
+          : <>The recommended plan stays {planText(answer.plan_after.parallel)}: {fmtSeconds(answer.plan_before.step_time_s)} per step with the preset,
             {' '}{fmtSeconds(answer.plan_after.step_time_s)} calibrated.</>}</p>
       ) : null}
       <button type="button" class="primary" data-testid="use-calibrated" onClick={() => onUse(answer.gpu)}>

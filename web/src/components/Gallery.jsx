@@ -7,9 +7,7 @@ function layoutText(p) {
 }
 
 /** A figure as docs/accuracy.md prints it (tests/validation/readme.cpp figure_text). */
-function figureText(metric, value) {
-  return `${metric.toUpperCase()} ${(100 * value).toFixed(1)}%`;
-}
+const figureText = (metric, value) => `${metric.toUpperCase()} ${fmtPct(value, 1)}`;
 
 /** The primary figure of an engine plan (hfu or mfu; both count the step's FLOPs per GPU). */
 function AsRun({ result, metric, published }) {
