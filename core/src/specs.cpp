@@ -33,4 +33,16 @@ const char* precision_name(Precision precision) {
   return precision == Precision::kFp8 ? "fp8" : "bf16";
 }
 
+const char* schedule_name(ScheduleKind schedule) {
+  switch (schedule) {
+    case ScheduleKind::kOneFOneB: return "1f1b";
+    case ScheduleKind::kInterleaved: return "interleaved";
+    case ScheduleKind::kZbH1: return "zb-h1";
+    case ScheduleKind::kZbV: return "zb-v";
+    case ScheduleKind::kDualPipe: return "dualpipe";
+    case ScheduleKind::kDualPipeV: return "dualpipev";
+  }
+  return "1f1b";
+}
+
 }  // namespace pplan

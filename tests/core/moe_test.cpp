@@ -124,14 +124,21 @@ TEST(MoeMemory, ZeroShardsExpertStatesOverTheExpertDataParallelGroup) {
   EXPECT_DOUBLE_EQ(mem.weights_bytes, 2.0 * (params.dense + params.expert));
 }
 
-TEST(MoeMemory, MoeLayerKeepsDispatchedCopiesAndExpertOutputs) {
+TEST(MoeMemory, MoeLayerKeepsDispatchedCopiesAndWhatTheFrameworkKeepsOfTheExpertOutputs) {
   // Mixtral, s 4096, b 1, t 1, flash, no recompute, per token in units of h bytes:
   // norms 4 + QKV input 2 + MLP input 2 | Q 2 + K,V 4·8/32 + attention out 2 + SwiGLU 6·2f/h
-  // | dispatch copies 2k + expert outputs 2k = 8 + 47 + 8 = 63.
-  const Scenario s = mixtral(8);
+  // | dispatch copies 2k = 8 + 47 + 4 = 59 under Megatron-Core, which scales by the routing
+  // probabilities inside the experts' activation and keeps no expert outputs (experts.py:817);
+  // + the k bf16 outputs (2k) under DeepSpeed-MoE's einsum combine = 63; + their fp32 copy (4k)
+  // under torchtitan's scaling after the experts = 67.
+  Scenario s = mixtral(8);
   const ParallelConfig p = config(1, 1, 8, 1);
   const double sbh = 4096.0 * 4096.0;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), sbh * 59.0);
+  s.training.framework = Framework::kDeepSpeed;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), sbh * 63.0);
+  s.training.framework = Framework::kTorchtitan;
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), sbh * 67.0);
 }
 
 TEST(MoeMemory, DenseLeadingLayersUseTheDenseWidth) {
@@ -142,11 +149,12 @@ TEST(MoeMemory, DenseLeadingLayersUseTheDenseWidth) {
   // Dense layer 0, in units of s·b·h bytes: norms 4 + attention and MLP inputs 2 + 2; MLA's
   // latents (q 1536, kv 512: their norm inputs and the up-projection inputs, 2 bytes each) and
   // the RoPE key (64); Q, K (128·192 each) and V (128·128); the attention output (128·128);
-  // SwiGLU 6·18432. MoE layer 3: the same MLP width (9 × 2048) plus 4·k = 32 of dispatch.
+  // SwiGLU 6·18432. MoE layer 3: the same MLP width (9 × 2048) plus 2·k = 16 of dispatched
+  // copies (Megatron-Core keeps no expert outputs).
   const double dense = 8 + (4.0 * 2048 + 2.0 * 64) / 7168 + 2.0 * 128 * (192 + 192 + 128) / 7168 +
                        2.0 * 128 * 128 / 7168 + 6.0 * 18432 / 7168;
   EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), sbh * dense);
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 3), sbh * (dense + 32));
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 3), sbh * (dense + 16));
 }
 
 TEST(MoeMemory, DeepSeekV3StageTwoHoldsTheMostExperts) {
@@ -448,6 +456,7 @@ TEST(MoeRouting, FlexDispatchSendsEachTokenOncePerRemoteNode) {
   // 7168; the all-to-all sends 7/8 of the 8 copies over InfiniBand, flex 3.15 per token.
   Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
   ParallelConfig p = resolve_defaults(s);
+  p.schedule = ScheduleKind::kOneFOneB;  // the all-to-all exposed, as it runs without DualPipe
   const GroupPlacement ep = place_group(p, s.cluster.nvlink_domain_gpus, Axis::kEp);
   ASSERT_EQ(ep.nodes, 8);
   const double token_bytes = 4096.0 * 7168 * 2;
@@ -466,7 +475,8 @@ TEST(MoeRouting, FlexDispatchSendsEachTokenOncePerRemoteNode) {
 
 TEST(MoeRouting, OverlappedAllToAllHidesBehindTheOtherPassesCompute) {
   Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
-  const ParallelConfig p = resolve_defaults(s);
+  ParallelConfig p = resolve_defaults(s);
+  p.schedule = ScheduleKind::kOneFOneB;  // without DualPipe's own overlap
   s.training.moe_dispatcher = MoeDispatcher::kFlex;
   const LayerTimes alone = layer_times(s, p, 5);
   s.training.overlap_moe_expert_parallel_comm = true;
@@ -511,25 +521,25 @@ namespace pplan {
 namespace {
 
 // Selective recomputation by module (Megatron --recompute-modules), on the Mixtral MoE layer of
-// MoeMemory.MoeLayerKeepsDispatchedCopiesAndExpertOutputs: 63·s·b·h bytes kept without it
-// (norm inputs 4, block inputs 2 + 2 | Q 2, K and V 1, attention output 2 | SwiGLU 6·2f/h = 42 |
-// dispatch copies and expert outputs 8).
+// MoeMemory.MoeLayerKeepsDispatchedCopiesAndWhatTheFrameworkKeepsOfTheExpertOutputs: 59·s·b·h
+// bytes kept without it under Megatron-Core (norm inputs 4, block inputs 2 + 2 | Q 2, K and V 1,
+// attention output 2 | SwiGLU 6·2f/h = 42 | dispatch copies 4).
 TEST(RecomputeModules, EachModuleDropsWhatItsRerunRecreates) {
   const Scenario s = scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
       "training":{"seq_len":4096,"global_batch":512}})");
   ParallelConfig p;
   p.dp = 8;
   const double sbh = 4096.0 * 4096.0;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 63.0 * sbh);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 59.0 * sbh);
   p.recompute = Recompute::kSelective;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 63.0 * sbh);  // core_attn: flash keeps no scores
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), 59.0 * sbh);  // core_attn: flash keeps no scores
   // layernorm: the two norms' outputs (2 + 2); moe_act: the routed experts' activation output,
   // 2 bytes · 14336 · top-2 / 4096 = 14.
   p.recompute_modules = kRecomputeLayernorm | kRecomputeMoeAct;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (63.0 - 4 - 14) * sbh);
-  // moe: the whole block's inside (42) and its dispatch (8).
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (59.0 - 4 - 14) * sbh);
+  // moe: the whole block's inside (42) and its dispatch (4).
   p.recompute_modules = kRecomputeMoe;
-  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (63.0 - 42 - 8) * sbh);
+  EXPECT_DOUBLE_EQ(layer_activation_bytes(s, p, 0), (59.0 - 42 - 4) * sbh);
 }
 
 TEST(RecomputeModules, EachModuleCostsItsForwardRerun) {

@@ -55,6 +55,24 @@ enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
 /// one all-to-all of every token copy (`alltoall`), or DeepEP's kernels (`flex`), which send a
 /// token over the network once per destination node and fan its copies out over NVLink there.
 enum class MoeDispatcher { kAllToAll, kFlex };
+/// The pipeline schedule (parallel.schedule). 1F1B and its interleaved form (Narayanan et al.
+/// 2021 §2.2); the zero-bubble schedules, which split the backward into input gradients (B) and
+/// weight gradients (W) to fill the bubble: ZB-H1 and the V-shaped ZB-V (Qi et al. 2023, arXiv
+/// 2401.10241); DualPipe, bidirectional, each rank holding a stage of each direction (2×
+/// parameters) with one micro-batch's forward and another's backward overlapped so the
+/// all-to-all and pipeline sends hide behind them, and DualPipeV, its V-shaped half (DeepSeek-AI
+/// 2024 §3.2.1, Table 2; deepseek-ai/DualPipe 3da1bbe README).
+enum class ScheduleKind { kOneFOneB, kInterleaved, kZbH1, kZbV, kDualPipe, kDualPipeV };
+inline constexpr ScheduleKind kScheduleKinds[] = {ScheduleKind::kOneFOneB, ScheduleKind::kInterleaved,
+                                                  ScheduleKind::kZbH1,     ScheduleKind::kZbV,
+                                                  ScheduleKind::kDualPipe, ScheduleKind::kDualPipeV};
+/// V-shaped schedules: each rank runs two chunks, the first and the mirrored last (vpp = 2).
+constexpr bool is_v_shape(ScheduleKind s) { return s == ScheduleKind::kZbV || s == ScheduleKind::kDualPipeV; }
+/// DualPipe and DualPipeV overlap one micro-batch's forward with another's backward: the MoE
+/// all-to-all and the pipeline sends of each hide behind the other's computation.
+constexpr bool overlaps_forward_backward(ScheduleKind s) {
+  return s == ScheduleKind::kDualPipe || s == ScheduleKind::kDualPipeV;
+}
 /// The dtype of Adam's state: fp32 master weights and moments (12 bytes per parameter), or
 /// bf16 moments with the master weights in 2 bytes beside the bf16 weights (6 bytes, or 8 where
 /// the framework keeps fp32 master weights; memory.h).
@@ -247,6 +265,10 @@ struct TrainingSpec {
   /// The EP all-to-alls of one micro-batch overlapped with another's computation (Megatron
   /// --overlap-moe-expert-parallel-comm, its combined 1F1B schedule; DeepSeek-V3 §3.2.1).
   bool overlap_moe_expert_parallel_comm = false;
+  /// SwiGLU's input kept in FP8 for its backward, half the bytes (Megatron-Core's
+  /// TransformerConfig.activation_func_fp8_input_store, transformer_config.py:227, set by NeMo's
+  /// recipes; DeepSeek-AI 2024 §3.3.3 caches the SwiGLU input in FP8).
+  bool activation_func_fp8_input_store = false;
   OptimizerStateDtype optimizer_state_dtype = OptimizerStateDtype::kFp32;
   Framework framework = Framework::kMegatronCore;
   /// Share of HBM kept free for allocator fragmentation and spikes: the search accepts plans up
@@ -266,7 +288,9 @@ struct ParallelConfig {
   /// Megatron's default (MoE parallel folding, Liu et al. 2025, arXiv 2504.14960: the expert
   /// part of a stage is etp × ep × expert-DP over the same tp·cp·dp GPUs; expert_tp()).
   int etp = 0;
-  int vpp = 1;  ///< virtual pipeline stages per rank (interleaved 1F1B when > 1)
+  int vpp = 1;  ///< virtual pipeline stages per rank (interleaved 1F1B when > 1; 2 for V shapes)
+  /// The pipeline schedule; vpp agrees with it (schedule_vpp_ok()).
+  ScheduleKind schedule = ScheduleKind::kOneFOneB;
   int micro_batch = 1;
   bool sequence_parallel = false;
   Recompute recompute = Recompute::kNone;
@@ -318,6 +342,7 @@ struct ParallelConstraints {
   std::optional<unsigned> recompute_modules;
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;
+  std::optional<ScheduleKind> schedule;
 };
 
 /// Optional inputs of the design report (issue: trillion-parameter design report).
@@ -349,5 +374,31 @@ std::vector<const char*> recompute_module_names(unsigned modules);
 const char* activation_name(Activation activation);
 /// "bf16" | "fp8".
 const char* precision_name(Precision precision);
+/// Whether the plan's passes run as overlapped F&B pairs that hide the MoE all-to-all and the
+/// pipeline sends: DualPipe (DeepSeek's own framework) and DualPipeV, except under torchtitan,
+/// whose DualPipeV runs each pair's F and B one after the other since its EP overlap was removed
+/// (pytorch/torchtitan 75771f50, "remove dual_pipe_v.py"; torch's ScheduleDualPipeV runs
+/// OVERLAP_F_B sequentially unless a custom function is registered).
+inline bool overlaps_f_and_b(const TrainingSpec& training, const ParallelConfig& parallel) {
+  return overlaps_forward_backward(parallel.schedule) &&
+         !(parallel.schedule == ScheduleKind::kDualPipeV && training.framework == Framework::kTorchtitan);
+}
+/// "1f1b" | "interleaved" | "zb-h1" | "zb-v" | "dualpipe" | "dualpipev".
+const char* schedule_name(ScheduleKind schedule);
+/// The schedule a plan runs when none is named: interleaved 1F1B with virtual stages, else 1F1B.
+inline ScheduleKind default_schedule(int vpp) { return vpp > 1 ? ScheduleKind::kInterleaved : ScheduleKind::kOneFOneB; }
+/// Whether `vpp` is what `schedule` runs: 1F1B and DualPipe one chunk per rank, interleaved
+/// more than one, the V shapes two; ZB-H1 any (torch's InterleavedZeroBubble with v chunks).
+inline bool schedule_vpp_ok(ScheduleKind schedule, int vpp) {
+  switch (schedule) {
+    case ScheduleKind::kOneFOneB:
+    case ScheduleKind::kDualPipe: return vpp == 1;
+    case ScheduleKind::kInterleaved: return vpp > 1;
+    case ScheduleKind::kZbV:
+    case ScheduleKind::kDualPipeV: return vpp == 2;
+    case ScheduleKind::kZbH1: return vpp >= 1;
+  }
+  return false;
+}
 
 }  // namespace pplan

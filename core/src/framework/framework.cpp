@@ -85,4 +85,14 @@ double kernels_per_layer_forward(Framework framework) {
   return 12.0;
 }
 
+double moe_expert_output_bytes_kept(Framework framework) {
+  switch (framework) {
+    case Framework::kMegatronCore:
+    case Framework::kMegatronLm: return 0.0;
+    case Framework::kTorchtitan: return 4.0;
+    case Framework::kDeepSpeed: return 2.0;
+  }
+  return 2.0;
+}
+
 }  // namespace pplan

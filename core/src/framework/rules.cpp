@@ -55,6 +55,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.grad_fp32 = t.grad_reduce_in_fp32;
   f.bf16_optimizer_state = t.optimizer_state_dtype == OptimizerStateDtype::kBf16;
   f.cuda_graphs = t.cuda_graphs;
+  f.activation_fp8_store = t.activation_func_fp8_input_store;
   f.flash_attention = t.flash_attention;
   f.fp8_recipe = t.fp8_recipe;
   f.recompute_layers = p.recompute == Recompute::kFull ? p.recompute_layers : 0;
@@ -156,7 +157,16 @@ TitanDp titan_dp(const ParallelConfig& p) {
 
 TitanPipeline titan_pipeline(const StageSplit& split, const ParallelConfig& p) {
   TitanPipeline t;
-  t.schedule = p.vpp > 1 ? "Interleaved1F1B" : "1F1B";
+  // torch.distributed.pipelining's names (get_schedule_class; torchtitan b5bcd76c
+  // distributed/pipeline_parallel.py:205). DualPipe has none (schedule_unsupported).
+  switch (p.schedule) {
+    case ScheduleKind::kOneFOneB: t.schedule = "1F1B"; break;
+    case ScheduleKind::kInterleaved: t.schedule = "Interleaved1F1B"; break;
+    case ScheduleKind::kZbH1: t.schedule = "InterleavedZeroBubble"; break;
+    case ScheduleKind::kZbV: t.schedule = "ZBVZeroBubble"; break;
+    case ScheduleKind::kDualPipe: t.schedule = "DualPipe"; break;
+    case ScheduleKind::kDualPipeV: t.schedule = "DualPipeV"; break;
+  }
   const int vpp = std::max(1, p.vpp);
   // Layers per rank: the units of an even split (embedding and loss counted as one layer each
   // are torchtitan's first/last "less" layers), or the largest stage of an uneven one.
@@ -352,6 +362,12 @@ constexpr ProblemSource kProblemSources[] = {
     {"deepspeed.partial_recompute_pipeline", "Megatron-DeepSpeed 4efb479d megatron/model/gpt_model.py:449"},
     {"deepspeed.no_tp_overlap", "pplan: Megatron-DeepSpeed 4efb479d has no TP comm/GEMM overlap to cite (no tp-comm-overlap or userbuffers flag; only async input-grad all-reduce in backward)"},
     {"deepspeed.no_cuda_graphs", "DeepSpeed edaa7221 docs/_pages/config-json.md:899"},
+    {"megatron.schedule_unsupported", "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:154"},
+    {"torchtitan.schedule_unsupported", "torchtitan b5bcd76c torchtitan/distributed/pipeline_parallel.py:252"},
+    {"megatron.activation_fp8_store_no_flag", "Megatron-LM d98e8a64 megatron/training/arguments.py:2329"},
+    {"torchtitan.activation_fp8_store", "pplan: torchtitan b5bcd76c has no FP8 storage of an activation's input (its Float8 converters quantise linear layers only)"},
+    {"deepspeed.activation_fp8_store", "pplan: Megatron-DeepSpeed 4efb479d has no --activation-func-fp8-input-store (its SwiGLU is eager PyTorch)"},
+    {"deepspeed.schedule_unsupported", "DeepSpeed edaa7221 deepspeed/runtime/pipe/engine.py:389"},
 };
 
 }  // namespace
@@ -515,7 +531,7 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
       return true;
     }
     // With the default group size PP: m >= PP and m % PP == 0 (schedules.py).
-    if (p.pp > 1 && (f.microbatches < p.pp || f.microbatches % p.pp != 0) &&
+    if (p.pp > 1 && p.schedule == ScheduleKind::kInterleaved && (f.microbatches < p.pp || f.microbatches % p.pp != 0) &&
         sink.add("megatron.vpp_microbatches",
                  "the interleaved schedule needs the {} micro-batches per step to be a multiple "
                  "of PP = {} (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)",
@@ -808,7 +824,8 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   // torchtitan pipeline_parallel.py (same in both eras): ceil((L + a + b) / k) stages, which
   // must be pp (1F1B) or pp*vpp (Interleaved1F1B, >= 2 per rank); (L + a + b) // stages
   // effective layers each, the remainder one more on the first stages, a and b fewer on the
-  // first and last stage; stage s runs on rank s % pp. Must give pplan's layers per rank.
+  // first and last stage; stage s runs on rank s % pp, or under ZBVZeroBubble and DualPipeV
+  // ranks r holds stages r and 2pp−1−r (the V, :550-567). Must give pplan's layers per rank.
   if (p.pp > 1 && split.valid) {
     const detail::TitanPipeline t = detail::titan_pipeline(split, p);
     const int vpp = std::max(1, p.vpp);
@@ -822,7 +839,7 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
     for (int rank = 0; matches && rank < p.pp; ++rank) {
       int layers = 0;
       for (int v = 0; v < vpp; ++v) {
-        const int stage = rank + v * p.pp;
+        const int stage = is_v_shape(p.schedule) && v == 1 ? 2 * p.pp - 1 - rank : rank + v * p.pp;
         layers += each + (stage < extra ? 1 : 0) - (stage == 0 ? t.first_less : 0) -
                   (stage == stages - 1 ? t.last_less : 0);
       }
@@ -874,6 +891,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                  "training.cuda_graphs false")) {
       return true;
     }
+  }
+  if (f.activation_fp8_store &&
+      sink.add("torchtitan.activation_fp8_store",
+               "the plan keeps SwiGLU's input in FP8 (Megatron's --activation-func-fp8-input-store), which "
+               "torchtitan does not do: set training.activation_func_fp8_input_store false")) {
+    return true;
   }
   // b5bcd76c Float8LinearConverter recipe_name "rowwise" (scales from the tensor itself, per
   // row); 238fa995's default recipe is tensorwise: both current scaling. torchao has no delayed
@@ -1130,6 +1153,12 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                "false")) {
     return true;
   }
+  if (f.activation_fp8_store &&
+      sink.add("deepspeed.activation_fp8_store",
+               "the plan keeps SwiGLU's input in FP8 (Megatron's --activation-func-fp8-input-store), which "
+               "Megatron-DeepSpeed cannot: set training.activation_func_fp8_input_store false")) {
+    return true;
+  }
   // docs/_pages/config-json.md: enable_cuda_graph captures inference token generation only.
   if (f.cuda_graphs &&
       sink.add("deepspeed.no_cuda_graphs",
@@ -1197,10 +1226,30 @@ bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSi
 }
 
 /// `split`: the split evaluate() prices for `p` (detail::priced_split).
+/// *.schedule_unsupported: the pipeline schedule is one the framework does not run.
+bool schedule_rule(LaunchFramework framework, const ParallelConfig& p, ProblemSink& sink) {
+  if (p.pp <= 1 || framework_runs_schedule(framework, p.schedule, p.vpp)) return false;
+  // DeepSpeed's missing interleaving has its own rule (deepspeed.no_interleaving).
+  if (framework == LaunchFramework::kDeepSpeed && p.schedule == ScheduleKind::kInterleaved) return false;
+  const bool titan =
+      framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
+  const char* code = titan ? "torchtitan.schedule_unsupported"
+                     : framework == LaunchFramework::kDeepSpeed ? "deepspeed.schedule_unsupported"
+                                                                : "megatron.schedule_unsupported";
+  const char* runs = titan ? "1F1B, Interleaved1F1B, InterleavedZeroBubble (zb-h1 with vpp >= 2: a multi-stage "
+                             "schedule needs two stages per rank or more), ZBVZeroBubble (zb-v) and DualPipeV"
+                     : framework == LaunchFramework::kDeepSpeed ? "1F1B (its TrainSchedule) only"
+                                                                : "1F1B and interleaved 1F1B only";
+  return sink.add(code,
+                  "the plan is priced with the {s}. Set parallel.schedule to one it runs (or leave it to the search)",
+                  {}, std::string(schedule_name(p.schedule)) + " schedule; this framework runs " + runs);
+}
+
 void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p,
            const StageSplit& split, ProblemSink& sink) {
   const LaunchFacts f = detail::launch_facts(s, p);
   if (grid_rules(s, f, sink)) return;
+  if (schedule_rule(framework, p, sink)) return;
   const bool titan =
       framework == LaunchFramework::kTorchtitan || framework == LaunchFramework::kTorchtitanToml;
   if (megatron_rules(s, f, split, titan, sink)) return;
@@ -1210,7 +1259,14 @@ void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p
   } else if (framework == LaunchFramework::kDeepSpeed) {
     deepspeed_rules(s, f, split, sink);
   } else if (!framework_rule(framework, "megatron.priced_for_another_framework", s, sink)) {
-    megatron_core_rules(s, f, sink);
+    if (megatron_core_rules(s, f, sink)) return;
+    // A TransformerConfig field without a command-line flag: NeMo's recipes set it, pretrain_gpt.py cannot.
+    if (framework == LaunchFramework::kMegatron && f.activation_fp8_store) {
+      sink.add("megatron.activation_fp8_store_no_flag",
+               "Megatron-LM has no command-line flag for activation_func_fp8_input_store (a TransformerConfig "
+               "field it lists under 'no CLI argument exists'): launch with --format nemo, which sets it, or set "
+               "training.activation_func_fp8_input_store false");
+    }
   }
 }
 
@@ -1240,6 +1296,19 @@ const char* first_framework_problem(LaunchFramework framework, const Scenario& s
   ProblemSink sink(nullptr);
   check(framework, scenario, parallel, detail::priced_split(scenario, parallel), sink);
   return sink.first();
+}
+
+bool framework_runs_schedule(LaunchFramework framework, ScheduleKind schedule, int vpp) {
+  switch (framework) {
+    case LaunchFramework::kMegatron:
+    case LaunchFramework::kNemo:
+      return schedule == ScheduleKind::kOneFOneB || schedule == ScheduleKind::kInterleaved;
+    case LaunchFramework::kTorchtitan:
+    case LaunchFramework::kTorchtitanToml:
+      return schedule != ScheduleKind::kDualPipe && !(schedule == ScheduleKind::kZbH1 && vpp < 2);
+    case LaunchFramework::kDeepSpeed: return schedule == ScheduleKind::kOneFOneB;
+  }
+  return false;
 }
 
 bool plan_independent_problem(std::string_view code) {
@@ -1278,6 +1347,14 @@ bool plan_independent_problem(std::string_view code) {
       "megatron.hybrid",                          // the model
       "megatron.chunked_attention",               // the model
       "deepspeed.no_cuda_graphs",                 // a training switch
+      "torchtitan.activation_fp8_store",          // a training switch
+      "megatron.activation_fp8_store_no_flag",    // a training switch
+      "deepspeed.activation_fp8_store",           // a training switch
+      // A pinned schedule is priced as asked (DualPipe is DeepSeek's own framework's); the
+      // search tries only the schedules the framework runs.
+      "megatron.schedule_unsupported",
+      "torchtitan.schedule_unsupported",
+      "deepspeed.schedule_unsupported",
   };
   return std::find(std::begin(kCodes), std::end(kCodes), code) != std::end(kCodes);
 }

@@ -159,12 +159,22 @@ ordered_json schedule_json(const Estimate& plan) {
   const double m = plan.microbatches;
   const bool whole = m >= 1 && std::floor(m) == m;
   const int v = plan.parallel.vpp;
-  const PipelineSchedule s =
-      whole ? pipeline_schedule(plan.parallel.pp, v, static_cast<long long>(m)) : PipelineSchedule{};
+  const ScheduleKind kind_of_schedule = plan.parallel.schedule;
+  const bool simulated = kind_of_schedule == ScheduleKind::kOneFOneB || kind_of_schedule == ScheduleKind::kInterleaved;
+  const PipelineSchedule s = whole && simulated ? pipeline_schedule(plan.parallel.pp, v, static_cast<long long>(m))
+                                                : PipelineSchedule{};
   ordered_json j;
   j["drawn"] = s.drawn;
-  if (!whole) j["reason"] = "micro-batches per step (" + format_significant(m) + ") is not a whole number: no schedule";
-  else if (!s.drawn) j["reason"] = s.reason;
+  if (!whole) {
+    j["reason"] = "micro-batches per step (" + format_significant(m) + ") is not a whole number: no schedule";
+  } else if (!simulated) {
+    j["reason"] = std::string("the timeline draws 1F1B and interleaved 1F1B; the ") + schedule_name(kind_of_schedule) +
+                  " schedule is priced by its bubble formula: " + format_fixed(plan.bubble_fraction * 100, 1) +
+                  "% of the step idles";
+  } else if (!s.drawn) {
+    j["reason"] = s.reason;
+  }
+  if (plan.parallel.pp > 1) j["schedule"] = schedule_name(kind_of_schedule);
   j["pp"] = plan.parallel.pp;
   j["vpp"] = v;
   j["microbatches"] = m;

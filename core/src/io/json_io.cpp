@@ -429,6 +429,8 @@ constexpr double kMinFailureRate = 1e-12;  // failures per GPU-hour
 const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu", "squared_relu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
+/// ScheduleKind order (specs.h schedule_name).
+const std::vector<std::string_view> kSchedules = {"1f1b", "interleaved", "zb-h1", "zb-v", "dualpipe", "dualpipev"};
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
 // In the order of the Framework, Fp8Recipe and OptimizerStateDtype enums (specs.h).
 const std::vector<std::string_view> kFrameworks = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
@@ -1037,6 +1039,15 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     }
     t.overlap_moe_expert_parallel_comm =
         r.optional_boolean("overlap_moe_expert_parallel_comm").value_or(t.overlap_moe_expert_parallel_comm);
+    if (r.has("activation_func_fp8_input_store") && s.model.activation != Activation::kSwiglu) {
+      // Megatron-LM d98e8a64 transformer_config.py:2467: SwiGLU only.
+      throw InputError("input.inconsistent", r.child("activation_func_fp8_input_store"),
+                       r.child("activation_func_fp8_input_store") +
+                           " stores SwiGLU's input in FP8, but the model's activation is " +
+                           activation_name(s.model.activation));
+    }
+    t.activation_func_fp8_input_store =
+        r.optional_boolean("activation_func_fp8_input_store").value_or(t.activation_func_fp8_input_store);
     if (auto dtype = r.optional_choice("optimizer_state_dtype", kOptimizerStateDtypes)) {
       t.optimizer_state_dtype = static_cast<OptimizerStateDtype>(*dtype);
     }
@@ -1062,6 +1073,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
                        r.child("etp") + " sets expert tensor parallelism, but the model has no experts");
     }
     c.vpp = r.optional_integer("vpp", 1, 1024);
+    if (auto schedule = r.optional_choice("schedule", kSchedules)) c.schedule = static_cast<ScheduleKind>(*schedule);
     c.micro_batch = r.optional_integer("micro_batch", 1, kMaxBatch);
     c.sequence_parallel = r.optional_boolean("sequence_parallel");
     if (auto rc = r.optional_choice("recompute", kRecomputes)) c.recompute = static_cast<Recompute>(*rc);
@@ -1110,6 +1122,7 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   // Expert TP only where it can differ from TP: a plan with experts (ep > 1) or an etp set.
   if (p.ep > 1 || expert_tp(p) != p.tp) j["etp"] = expert_tp(p);
   j["vpp"] = p.vpp;
+  if (p.pp > 1) j["schedule"] = schedule_name(p.schedule);
   j["micro_batch"] = p.micro_batch;
   j["sequence_parallel"] = p.sequence_parallel;
   j["recompute"] = recompute_name(p.recompute);
@@ -1233,6 +1246,9 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"optimizer_state_dtype", std::string(kOptimizerStateDtypes[static_cast<int>(t.optimizer_state_dtype)])},
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+  if (scenario.model.activation == Activation::kSwiglu) {
+    j["training"]["activation_func_fp8_input_store"] = t.activation_func_fp8_input_store;
+  }
   if (scenario.model.moe && scenario.model.moe->experts > 0) {
     j["training"]["moe_dispatcher"] = std::string(kMoeDispatchers[static_cast<int>(t.moe_dispatcher)]);
     j["training"]["overlap_moe_expert_parallel_comm"] = t.overlap_moe_expert_parallel_comm;
@@ -1262,9 +1278,9 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"last_stage_layers", e.split.last_layers},
                    {"embedding_counted_as_layer", e.split.embedding_counted},
                    {"loss_counted_as_layer", e.split.loss_counted},
-                   {"schedule", e.parallel.pp <= 1 ? "none"
-                                : e.parallel.vpp > 1 ? "interleaved-1f1b"
-                                                     : "1f1b"}};
+                   {"schedule", e.parallel.pp <= 1                                   ? "none"
+                                : e.parallel.schedule == ScheduleKind::kInterleaved ? "interleaved-1f1b"
+                                                                                    : schedule_name(e.parallel.schedule)}};
   if (!e.timed) {
     // The grid does not tile the cluster: no time, MFU or throughput (see diagnostics).
     for (const char* key : {"step_time_s", "time_s", "mfu", "mfu_causal", "hfu", "tflops_per_gpu", "tokens_per_s"}) {

@@ -248,8 +248,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   }
 
   if (1LL * p.dp * p.cp > 1) {
-    const StageParams params =
-        stage_params_per_gpu(scenario, p, plan.split, plan.memory.peak_stage);
+    const StageParams params = rank_params(scenario, p, plan.split, plan.memory.peak_stage).params;
     const GroupPlacement g = place_dp_cp_group(p, gpn);
     const long long span = 1LL * p.tp * p.cp * p.dp;  // one pipeline stage
     const std::string grads = format_count(params.dense) +

@@ -230,6 +230,9 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("trainer.strategy.ddp.overlap_param_gather", py_bool(f.param_overlap));
   set("trainer.strategy.ddp.grad_reduce_in_fp32", py_bool(f.grad_fp32),
       f.grad_fp32 ? "fp32 gradients, as priced" : "bf16 gradients, as priced");
+  if (f.activation_fp8_store) {
+    set("model.config.activation_func_fp8_input_store", "True", "SwiGLU's input kept in FP8, as priced");
+  }
   if (f.cuda_graphs) {
     // As NeMo 8cfedd72 scripts/performance/helpers.py set_cuda_graph_configs.
     set("model.config.enable_cuda_graph", "True", "per-layer CUDA graphs, as priced");

@@ -362,10 +362,12 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
     collectives_per_pass += 2;
   }
   lt.ep_backward_s = lt.ep_forward_s;
-  if (c.moe && training.overlap_moe_expert_parallel_comm && parallel.ep > 1) {
-    // Combined 1F1B: one micro-batch's forward runs beside another's backward, so each pass's
-    // dispatch and combine hide behind the other pass's computation (steady state; the warm-up
-    // and cool-down passes are priced as overlapped too, a stated approximation).
+  if (c.moe && parallel.ep > 1 &&
+      (training.overlap_moe_expert_parallel_comm || overlaps_f_and_b(training, parallel))) {
+    // Combined 1F1B, or DualPipe's overlapped F&B: one micro-batch's forward runs beside
+    // another's backward, so each pass's dispatch and combine hide behind the other pass's
+    // computation (steady state; the warm-up and cool-down passes are priced as overlapped
+    // too, a stated approximation).
     const double comm_s = lt.ep_forward_s + lt.ep_backward_s;
     const double window_s = lt.gemm_forward_s + lt.attention_forward_s + lt.memory_forward_s + lt.gemm_backward_s +
                             lt.attention_backward_s + lt.memory_backward_s;

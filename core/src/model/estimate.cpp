@@ -38,7 +38,9 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.cp = c.cp.value_or(1);
   p.ep = c.ep.value_or(1);
   p.etp = c.etp.value_or(0);
-  p.vpp = c.vpp.value_or(1);
+  // A V-shaped schedule runs two chunks per rank: vpp follows it unless pinned.
+  p.vpp = c.vpp.value_or(c.schedule && is_v_shape(*c.schedule) ? 2 : 1);
+  p.schedule = c.schedule.value_or(default_schedule(p.vpp));
   p.micro_batch = c.micro_batch.value_or(1);
   const long long model_parallel = 1LL * p.tp * p.pp * p.cp;
   p.dp = c.dp.value_or(static_cast<int>(std::max<long long>(1, scenario.cluster.gpus / model_parallel)));
@@ -55,6 +57,44 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
 static std::string str(long long v) { return std::to_string(v); }
 
 namespace {
+
+/// The schedule's own rules: its chunks per rank (vpp), a pipeline to run on, and DualPipe's
+/// micro-batch counts (deepseek-ai/DualPipe 3da1bbe dualpipe/dualpipe.py:332-333, ranks even and
+/// an even count of at least 2·ranks; dualpipev.py:318, at least 2·ranks).
+template <typename Visit>
+void visit_schedule(const Scenario& scenario, const ParallelConfig& p, Visit&& visit) {
+  const ScheduleKind schedule = p.schedule;
+  if (schedule == ScheduleKind::kOneFOneB && p.vpp <= 1) return;
+  const std::string name = schedule_name(schedule);
+  if (!schedule_vpp_ok(schedule, p.vpp)) {
+    visit("plan.schedule_vpp", Severity::kError, [&] {
+      const std::string wants = schedule == ScheduleKind::kInterleaved ? "vpp > 1"
+                                : is_v_shape(schedule)                 ? "vpp = 2 (a V: two chunks per rank)"
+                                                                       : "vpp = 1";
+      return "parallel.schedule " + name + " runs " + wants + ", but vpp = " + std::to_string(p.vpp);
+    });
+  }
+  if (p.pp <= 1 && schedule != ScheduleKind::kOneFOneB && schedule != ScheduleKind::kInterleaved) {
+    visit("plan.schedule_needs_pp", Severity::kError,
+          [&] { return "parallel.schedule " + name + " is a pipeline schedule: it needs pp > 1"; });
+    return;
+  }
+  if (overlaps_forward_backward(schedule) && p.pp > 1) {
+    const long long per_step = 1LL * p.micro_batch * p.dp;
+    const long long m = per_step > 0 ? scenario.training.global_batch / per_step : 0;
+    const bool dualpipe = schedule == ScheduleKind::kDualPipe;
+    if (dualpipe && p.pp % 2 != 0) {
+      visit("plan.schedule_pp", Severity::kError,
+            [&] { return "DualPipe pairs ranks from both ends: pp = " + std::to_string(p.pp) + " must be even"; });
+    }
+    if (m < 2LL * p.pp || (dualpipe && m % 2 != 0)) {
+      visit("plan.schedule_microbatches", Severity::kError, [&] {
+        return name + " needs at least 2·pp = " + std::to_string(2 * p.pp) + (dualpipe ? " micro-batches, an even count" : " micro-batches") +
+               "; the step has " + std::to_string(m);
+      });
+    }
+  }
+}
 
 /// Visits every structural rule a configuration breaks. `visit(code, severity, message)`
 /// gets the message as a callable, so the search can skip building strings it never shows.
@@ -106,13 +146,14 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
       });
     }
     const long long m = per_step > 0 ? scenario.training.global_batch / per_step : 0;
-    if (p.pp > 1 && (m < p.pp || m % p.pp != 0)) {
+    if (p.pp > 1 && p.schedule == ScheduleKind::kInterleaved && (m < p.pp || m % p.pp != 0)) {
       visit("plan.vpp_microbatches", kErr, [&] {
         return "the interleaved schedule needs the " + str(m) +
                " micro-batches to be a multiple of pp = " + str(p.pp);
       });
     }
   }
+  visit_schedule(scenario, p, visit);
   if (p.cp > 1 && scenario.training.seq_len % (2 * p.cp) != 0) {
     visit("plan.cp_seq_not_divisible", kErr, [&] {
       return "seq_len " + str(scenario.training.seq_len) + " is not divisible by 2·cp = " +
@@ -202,8 +243,8 @@ struct StageTime {
   double total_s() const { return forward_s + backward_s + recompute_s + extra_s; }
 };
 
-static void accumulate(StageTime& st, const LayerTimes& lt, double times) {
-  LayerTimes& sum = st.per_layer_sum;
+/// sum += times · lt, field by field.
+static void add_layer_times(LayerTimes& sum, const LayerTimes& lt, double times) {
   sum.gemm_forward_s += times * lt.gemm_forward_s;
   sum.gemm_backward_s += times * lt.gemm_backward_s;
   sum.attention_forward_s += times * lt.attention_forward_s;
@@ -219,12 +260,17 @@ static void accumulate(StageTime& st, const LayerTimes& lt, double times) {
   sum.ep_forward_s += times * lt.ep_forward_s;
   sum.ep_backward_s += times * lt.ep_backward_s;
   sum.recompute_s += times * lt.recompute_s;
+}
+
+static void accumulate(StageTime& st, const LayerTimes& lt, double times) {
+  add_layer_times(st.per_layer_sum, lt, times);
   st.forward_s += times * lt.forward_s();
   st.backward_s += times * lt.backward_s();
   st.recompute_s += times * lt.recompute_s;
   st.host_stall_s += times * lt.host_stall_s();
 }
 
+/// One pipeline stage's layers (and the head and MTP modules where they are) per micro-batch.
 static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
                             const StageSplit& split, int stage, const LayerTimes& dense,
                             const LayerTimes& moe) {
@@ -239,15 +285,35 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
     st.recompute_s *= share;
     st.per_layer_sum.recompute_s *= share;
   }
-  if (stage == p.pp - 1) {
+  if (stage == head_rank(p)) {
     st.extra_s = lm_head_times_s(scenario, p);
-    // MTP modules (DeepSeek-V3 §2.2) on the last stage: a layer of the last layer's kind, its
+    // MTP modules (DeepSeek-V3 §2.2) with the head: a layer of the last layer's kind, its
     // 2h -> h projection (small beside the layer; counted in the FLOPs) and the head again.
     const int mtp = scenario.model.mtp_layers;
     if (mtp > 0) {
       accumulate(st, is_moe_layer(scenario.model, scenario.model.layers - 1) ? moe : dense, mtp);
       st.extra_s += mtp * lm_head_times_s(scenario, p);
     }
+  }
+  return st;
+}
+
+/// A rank's time per micro-batch. Under DualPipe a rank runs stage k for the micro-batches of
+/// one direction and its mirror p−1−k for the other's, half of them each.
+static StageTime rank_time(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
+                           int rank, const LayerTimes& dense, const LayerTimes& moe) {
+  const StageTime own = stage_time(scenario, p, split, rank, dense, moe);
+  const int mirror = p.pp - 1 - rank;
+  if (p.schedule != ScheduleKind::kDualPipe || mirror == rank) return own;
+  const StageTime other = stage_time(scenario, p, split, mirror, dense, moe);
+  StageTime st;
+  for (const StageTime* half : {&own, &other}) {
+    add_layer_times(st.per_layer_sum, half->per_layer_sum, 0.5);
+    st.forward_s += 0.5 * half->forward_s;
+    st.backward_s += 0.5 * half->backward_s;
+    st.recompute_s += 0.5 * half->recompute_s;
+    st.host_stall_s += 0.5 * half->host_stall_s;
+    st.extra_s += 0.5 * half->extra_s;
   }
   return st;
 }
@@ -378,10 +444,10 @@ void set_memory(const Scenario& scenario, const StageMemory& peak, bool detailed
 /// The slowest stage's time per micro-batch, over the stages that can be slowest.
 StageTime slowest_stage(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
                         const LayerTimesPair& times) {
-  StageTime slowest = stage_time(scenario, p, split, 0, times.dense, times.moe);
+  StageTime slowest = rank_time(scenario, p, split, 0, times.dense, times.moe);
   for (int stage : candidate_stages(scenario.model, split, p.pp)) {
     if (stage <= 0 || stage >= p.pp) continue;
-    StageTime st = stage_time(scenario, p, split, stage, times.dense, times.moe);
+    StageTime st = rank_time(scenario, p, split, stage, times.dense, times.moe);
     if (st.total_s() > slowest.total_s()) slowest = st;
   }
   return slowest;
@@ -397,7 +463,8 @@ double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double 
   // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
   // p2p with compute (Megatron --overlap-p2p-communication) except during fill and drain.
   // Fill and drain put every chunk boundary on the critical path: (p−1)·v transfers each way.
-  return p.vpp > 1 ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
+  // DualPipe's sends, like its all-to-alls, hide behind the paired pass (DeepSeek-AI 2024 §3.2.1).
+  return p.vpp > 1 || overlaps_f_and_b(scenario.training, p) ? 2.0 * (p.pp - 1.0) * p.vpp * one_way +
                          exposed_after_overlap_s(2.0 * m * p.vpp * one_way, 2.0 * m * p.vpp * one_way,
                                                  scenario.calibration.overlap_slowdown)
                    : 2.0 * (m + p.pp - 1.0) * one_way;
@@ -413,7 +480,7 @@ void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, 
   const double slowdown = scenario.calibration.overlap_slowdown;
   const ModelStateBytes state_bytes = model_state_bytes(scenario, p.zero);
   const double grad_bytes = state_bytes.gradients;
-  const StageParams params = stage_params_per_gpu(scenario, p, split, peak_stage);
+  const StageParams params = rank_params(scenario, p, split, peak_stage).params;
   const int gpn = scenario.cluster.nvlink_domain_gpus;
   const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
   const GroupPlacement edp_group = place_expert_dp_group(p, gpn);
@@ -596,7 +663,17 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   t.tp_comm_s = m * (sum.tp_forward_s + sum.tp_backward_s);
   t.cp_comm_s = m * (sum.cp_forward_s + sum.cp_backward_s);
   t.ep_comm_s = m * (sum.ep_forward_s + sum.ep_backward_s);
-  t.bubble_s = p.pp > 1 ? (p.pp - 1.0) / p.vpp * slowest.total_s() : 0.0;
+  // B carries the head's passes and the recomputation; W is the weight-gradient half of the
+  // GEMMs' backward (each linear layer's dgrad and wgrad GEMMs have the same FLOPs).
+  const StagePasses passes{slowest.forward_s, slowest.backward_s + slowest.recompute_s + slowest.extra_s,
+                           0.5 * sum.gemm_backward_s};
+  t.bubble_s = pipeline_bubble_s(p.schedule, p.pp, p.vpp, passes);
+  if (p.schedule != ScheduleKind::kOneFOneB && p.schedule != ScheduleKind::kInterleaved && p.pp > 1) {
+    // The zero-bubble and DualPipe bubbles depend on F, B and W: their shares come from the times.
+    const double busy_s = m * slowest.total_s();
+    e.bubble_ratio = busy_s > 0 ? t.bubble_s / busy_s : 0.0;
+    e.bubble_fraction = busy_s > 0 ? t.bubble_s / (busy_s + t.bubble_s) : 0.0;
+  }
   t.pp_comm_s = pipeline_p2p_s(scenario, p, m);
   set_data_parallel_times(scenario, p, e.split, peak.stage, slowest, m, t);
   e.step_time_s = t.total_s();

@@ -60,7 +60,9 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   // layer's MLP is top_k routed + shared experts, each expert_ffn_hidden wide. Recomputed: a
   // dense MLP (`mlp`) or the shared experts keep neither; the routed experts' activation
   // (`moe_act`) keeps only its input; a whole MoE block (`moe`) keeps nothing past its input.
-  const double up_output = gated_mlp(m.activation) ? 4.0 : 2.0;
+  // SwiGLU's input (the up-projection's two halves) in FP8 when the switch says so.
+  const bool fp8_input = scenario.training.activation_func_fp8_input_store && m.activation == Activation::kSwiglu;
+  const double up_output = gated_mlp(m.activation) ? (fp8_input ? 2.0 : 4.0) : 2.0;
   const double inner = up_output + linear_input;
   if (moe) {
     const double expert = double(m.moe->expert_ffn_hidden) / h;
@@ -82,12 +84,13 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
                              2.0 * d_inner + linear_input * d_inner) / h;
   }
   // MoE dispatch: the top_k token copies entering the first expert GEMM (kept for its weight
-  // gradient) and the k expert outputs before the probability-weighted combine (kept for the
-  // router's gradient). Each GPU sends the copies of its s·b/tp tokens; expert-TP all-gathers
-  // those of its etp group before the expert GEMMs: etp/tp of the copies (not divided by tp
-  // when etp = tp).
+  // gradient) and, where the framework scales them after the experts, the k expert outputs
+  // before the combine (kept for the router's gradient; framework.h). Each GPU sends the copies
+  // of its s·b/tp tokens; expert-TP all-gathers those of its etp group before the expert GEMMs:
+  // etp/tp of the copies (not divided by tp when etp = tp).
+  const double expert_outputs = moe_expert_output_bytes_kept(scenario.training.framework);
   const double dispatch = moe && !reruns(kRecomputeMoe)
-                              ? (linear_input + 2.0) * m.moe->top_k * double(expert_tp(parallel)) / t
+                              ? (linear_input + expert_outputs) * m.moe->top_k * double(expert_tp(parallel)) / t
                               : 0.0;
   const bool scores_kept = !scenario.training.flash_attention && parallel.recompute != Recompute::kFull &&
                            !reruns(kRecomputeCoreAttn);
@@ -103,13 +106,13 @@ int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int sta
   return moe_layers_in(model, first_index, first_index + layers);
 }
 
-int mtp_layers_on_stage(const ModelSpec& model, int stage, int pp) {
-  return stage == pp - 1 ? model.mtp_layers : 0;
+int mtp_layers_on_stage(const ModelSpec& model, const ParallelConfig& parallel, int stage) {
+  return stage == head_rank(parallel) ? model.mtp_layers : 0;
 }
 
-int moe_layers_with_mtp(const ModelSpec& model, const StageSplit& split, int stage, int pp) {
-  const int mtp = mtp_layers_on_stage(model, stage, pp);
-  return moe_layers_on_stage(model, split, stage, pp) + (is_moe_layer(model, model.layers - 1) ? mtp : 0);
+int moe_layers_with_mtp(const ModelSpec& model, const ParallelConfig& parallel, const StageSplit& split, int stage) {
+  const int mtp = mtp_layers_on_stage(model, parallel, stage);
+  return moe_layers_on_stage(model, split, stage, parallel.pp) + (is_moe_layer(model, model.layers - 1) ? mtp : 0);
 }
 
 StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
@@ -120,9 +123,9 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   // Multi-token prediction modules on the last stage (Megatron places them there) are layers of
   // the last layer's kind, plus their 2h -> h projection and three norms; embedding and head
   // shared.
-  const int mtp = mtp_layers_on_stage(m, stage, pp);
+  const int mtp = mtp_layers_on_stage(m, parallel, stage);
   const int layers = split.layers_on_stage(stage, pp) + mtp;
-  const int moe_layers = moe_layers_with_mtp(m, split, stage, pp);
+  const int moe_layers = moe_layers_with_mtp(m, parallel, split, stage);
   const int dense_layers = layers - moe_layers;
 
   StageParams out;
@@ -143,12 +146,28 @@ StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig&
   params += mtp * (2.0 * double(m.hidden) * m.hidden / t + 3.0 * m.hidden);
   const double layer_params = params;
   if (stage == 0) params += input_embedding_params(m, scenario.training.seq_len, parallel.tp) / t;
-  // The last stage holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
-  if (stage == pp - 1) {
+  // The head's rank holds the LM head; when tied and pp > 1 Megatron keeps a copy there.
+  if (stage == head_rank(parallel)) {
     if (!m.tied_embeddings || pp > 1) params += padded_vocab(m, parallel.tp) * m.hidden / t;
     params += m.hidden;  // final norm
   }
   out.embedding_and_head = params - layer_params;
+  return out;
+}
+
+RankParams rank_params(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split, int rank) {
+  RankParams out;
+  const int mirror = parallel.pp - 1 - rank;
+  const bool two_copies = parallel.schedule == ScheduleKind::kDualPipe && mirror != rank;
+  for (int copy = 0; copy < (two_copies ? 2 : 1); ++copy) {
+    const int stage = copy == 0 ? rank : mirror;
+    const StageParams p = stage_params_per_gpu(scenario, parallel, split, stage);
+    out.params.dense += p.dense;
+    out.params.expert += p.expert;
+    out.params.embedding_and_head += p.embedding_and_head;
+    out.layers += split.layers_on_stage(stage, parallel.pp) + mtp_layers_on_stage(scenario.model, parallel, stage);
+    out.moe_layers += moe_layers_with_mtp(scenario.model, parallel, split, stage);
+  }
   return out;
 }
 
@@ -254,8 +273,12 @@ double stage_activation_bytes(const ParallelConfig& parallel, double microbatche
                     ? moe_bytes
                     : ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
-  double bytes = per_layer * inflight_layer_microbatches(stage, parallel.pp, parallel.vpp, microbatches, layers);
-  if (stage == parallel.pp - 1) bytes += activations.logits_bytes;
+  double bytes = per_layer * inflight_layer_microbatches(parallel.schedule, stage, parallel.pp, parallel.vpp,
+                                                        microbatches, layers);
+  // A DualPipe rank at either end runs the head for one direction.
+  const bool head = stage == head_rank(parallel) ||
+                    (parallel.schedule == ScheduleKind::kDualPipe && stage == 0);
+  if (head) bytes += activations.logits_bytes;
   return bytes;
 }
 
@@ -286,13 +309,12 @@ void for_each_candidate_stage(const ParallelConfig& parallel, const CandidateSta
 
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split,
                          int stage) {
-  const int layers = split.layers_on_stage(stage, parallel.pp);
-  const StageStateBytes state = stage_state_bytes(parallel, state_sharding(scenario, parallel), layers,
-                                                  stage_params_per_gpu(scenario, parallel, split, stage));
+  const RankParams rank = rank_params(scenario, parallel, split, stage);
+  const StageStateBytes state =
+      stage_state_bytes(parallel, state_sharding(scenario, parallel), rank.layers, rank.params);
   const double m = microbatches(scenario.training.global_batch, parallel.dp, parallel.micro_batch);
   return stage_memory_of(stage, state,
-                         stage_activation_bytes(parallel, m, stage, layers + mtp_layers_on_stage(scenario.model, stage, parallel.pp),
-                                                moe_layers_with_mtp(scenario.model, split, stage, parallel.pp),
+                         stage_activation_bytes(parallel, m, stage, rank.layers, rank.moe_layers,
                                                 layer_activation_parts(scenario, parallel)));
 }
 
@@ -324,9 +346,10 @@ CandidateStageParams candidate_stage_params(const Scenario& scenario, const Para
   for (int stage : candidate_stages(scenario.model, split, parallel.pp)) {
     if (stage < 0 || stage >= parallel.pp) continue;
     const int i = out.stages.count;
-    out.params[i] = stage_params_per_gpu(scenario, parallel, split, stage);
-    out.layers[i] = split.layers_on_stage(stage, parallel.pp) + mtp_layers_on_stage(scenario.model, stage, parallel.pp);
-    out.moe_layers[i] = moe_layers_with_mtp(scenario.model, split, stage, parallel.pp);
+    const RankParams rank = rank_params(scenario, parallel, split, stage);
+    out.params[i] = rank.params;
+    out.layers[i] = rank.layers;
+    out.moe_layers[i] = rank.moe_layers;
     for (int zero = 0; zero < 4; ++zero) {
       ParallelConfig sharded = parallel;
       sharded.zero = zero;

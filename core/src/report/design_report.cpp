@@ -165,7 +165,7 @@ std::vector<AxisTraffic> communication_per_step(const Scenario& scenario, const 
   // Dense parameters over dp·cp, experts over the expert-data-parallel group dp·cp/ep.
   AxisTraffic dp{"DP"};
   dp.formula = 7;
-  const StageParams params = stage_params_per_gpu(scenario, p, e.split, stage);
+  const StageParams params = rank_params(scenario, p, e.split, stage).params;
   const GroupPlacement dense_group = place_dp_cp_group(p, gpn);
   const GroupPlacement expert_group = place_expert_dp_group(p, gpn);
   double bytes_per_param = 0;

@@ -77,11 +77,30 @@ std::string differences(const ParallelConfig& other, const ParallelConfig& plan)
   add(other.cp != plan.cp, "cp " + num(other.cp));
   add(other.ep != plan.ep, "ep " + num(other.ep));
   add(other.vpp != plan.vpp, num(other.vpp) + " virtual stages");
+  add(other.schedule != plan.schedule, std::string(schedule_name(other.schedule)) + " schedule");
   add(other.micro_batch != plan.micro_batch, "micro-batch " + num(other.micro_batch));
   add(other.sequence_parallel != plan.sequence_parallel, other.sequence_parallel ? "sequence parallel" : "no sequence parallel");
   add(other.recompute != plan.recompute || other.recompute_layers != plan.recompute_layers, recompute_text(other));
   add(other.zero != plan.zero, other.zero == 1 ? "distributed optimizer" : "ZeRO-" + num(other.zero));
   return out.empty() ? "the same layout" : out;
+}
+
+/// ", X s of Y hidden behind ...": how much of the all-to-all an overlapping schedule hides
+/// (the plan priced again without the overlap), or nothing.
+std::string hidden_all_to_all(const Scenario& scenario, const Estimate& plan) {
+  const ParallelConfig& p = plan.parallel;
+  const bool schedule_hides = overlaps_f_and_b(scenario.training, p);
+  if (p.ep <= 1 || (!schedule_hides && !scenario.training.overlap_moe_expert_parallel_comm)) return "";
+  Scenario exposed = scenario;
+  exposed.training.overlap_moe_expert_parallel_comm = false;
+  ParallelConfig unhidden = p;
+  if (schedule_hides) unhidden.schedule = ScheduleKind::kOneFOneB;  // same passes, no pairing
+  const double all_s = evaluate(exposed, unhidden).time.ep_comm_s;
+  if (all_s <= plan.time.ep_comm_s) return "";
+  return " exposed, of " + seconds(all_s) + " in all: the rest hides behind " +
+         (schedule_hides ? std::string("the paired micro-batch's pass (") + schedule_name(p.schedule) + ")"
+                         : std::string("the other micro-batch's pass (Megatron's combined 1F1B)")) +
+         ", at the cost of the SMs and memory bandwidth the transfers take from it";
 }
 
 std::string first_error(const Estimate& e) {
@@ -247,11 +266,26 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
               gb(best.memory.capacity_bytes) + " per GPU).";
     pp_title = "No pipeline";
   }
-  if (p.pp > 1) {
+  if (p.pp > 1 && (p.schedule == ScheduleKind::kOneFOneB || p.schedule == ScheduleKind::kInterleaved)) {
     pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches" +
                (p.vpp > 1 ? ", " + num(p.vpp) + " virtual stages per GPU" : "") + ": the bubble is " +
                pct(best.bubble_fraction) + " of the step ((p−1)/" + (p.vpp > 1 ? "(v·m)" : "m") + " = " +
                pct(best.bubble_ratio) + " of the compute).";
+  } else if (p.pp > 1) {
+    // The zero-bubble and DualPipe bubbles come from the pass times (pipeline.h pipeline_bubble_s).
+    const char* formula = p.schedule == ScheduleKind::kZbH1    ? "(p−1)(F+B−2W)/v"
+                          : p.schedule == ScheduleKind::kZbV   ? "(p−1)(F+B−3W)/2"
+                          : p.schedule == ScheduleKind::kDualPipe ? "(p/2−1)(F&B+B−3W)"
+                                                                  : "(p−1)(F&B+B−3W)/2";
+    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches under the " +
+               schedule_name(p.schedule) + " schedule" +
+               (overlaps_f_and_b(scenario.training, p)
+                    ? ", each forward paired with another micro-batch's backward so their all-to-alls and sends hide"
+                    : "") +
+               ": the bubble " + formula + " is " + pct(best.bubble_fraction) + " of the step (" +
+               pct(best.bubble_ratio) + " of the compute)" +
+               (p.schedule == ScheduleKind::kDualPipe ? "; each GPU holds a second copy of the mirrored stage's parameters" : "") +
+               ".";
   }
   x.steps.push_back({3, pp_title, pp_text});
 
@@ -300,7 +334,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                          " of it crosses the network"
                    : "the group fits inside one NVLink domain of " + num(domain) +
                          " GPUs, so the all-to-all stays on NVLink") +
-              ": " + seconds(best.time.ep_comm_s) + " per step.";
+              ": " + seconds(best.time.ep_comm_s) + " per step" + hidden_all_to_all(scenario, best) + ".";
     }
     x.steps.push_back({4, p.cp > 1 && p.ep > 1 ? "Context and expert parallelism"
                           : p.cp > 1           ? "Context parallelism"

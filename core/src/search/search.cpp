@@ -63,7 +63,7 @@ auto simplicity_key(const Estimate& e) {
   const int recompute = p.recompute == Recompute::kFull ? (p.recompute_layers > 0 ? 2 : 3)
                         : p.recompute == Recompute::kSelective ? 1
                                                                : 0;
-  return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, recompute, p.recompute_layers, p.pp,
+  return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, int(p.schedule), recompute, p.recompute_layers, p.pp,
                          e.memory.total_bytes, p.tp, p.ep, int(expert_tp(p) != p.tp), p.micro_batch,
                          int(p.sequence_parallel));
 }
@@ -280,8 +280,8 @@ struct CachedLayerTimes {
 /// The three recompute kinds' layer times of one key.
 using LayerEntry = std::array<CachedLayerTimes, 3>;
 struct LayerKeyHash {
-  std::size_t operator()(const std::array<int, 6>& k) const {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the six values
+  std::size_t operator()(const std::array<int, 7>& k) const {
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the values
     for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
     return static_cast<std::size_t>(h);
   }
@@ -295,13 +295,28 @@ struct ExpertLayout {
 
 /// What one grid (tp, cp, pp, dp) offers the inner loops: its candidate lists, its split, and
 /// the memory parts computed once for it.
+/// A pipeline schedule and its chunks per rank.
+struct PipelineOption {
+  ScheduleKind schedule = ScheduleKind::kOneFOneB;
+  int vpp = 1;
+};
+
+/// What a schedule changes in a rank's parameters: nothing, DualPipe's mirrored second stage,
+/// or a V's head on rank 0 (memory.h rank_params).
+enum ParamsClass { kPlainParams, kDualPipeParams, kVShapeParams, kParamsClasses };
+ParamsClass params_class(ScheduleKind schedule) {
+  return schedule == ScheduleKind::kDualPipe ? kDualPipeParams : is_v_shape(schedule) ? kVShapeParams : kPlainParams;
+}
+
 struct GridSpace {
   ParallelConfig base;
   StageSplit split;
   std::vector<ExpertLayout> expert_layouts;
-  std::vector<int> etps, sps, micro_batches, vpps;
-  std::vector<CandidateStageParams> params_by_layout;
-  long long inner_per_vpp = 0;  ///< configurations per (micro-batch, vpp)
+  std::vector<int> etps, sps, micro_batches;
+  std::vector<PipelineOption> pipelines;
+  /// [params class][expert layout], filled for the classes `pipelines` uses.
+  std::array<std::vector<CandidateStageParams>, kParamsClasses> params_by_layout;
+  long long inner_per_vpp = 0;  ///< configurations per (micro-batch, pipeline option)
 };
 
 /// One pass of the search against `capacity_bytes` per GPU: the grids in walk order, each
@@ -375,10 +390,38 @@ class SearchPass {
     stats().configs_evaluated += count;
   }
 
-  /// Interleaving needs m >= pp and m % pp == 0 (Megatron's schedule check).
-  bool vpp_schedule_ok(const ParallelConfig& base, int mb, int vpp) const {
+  /// The schedule's micro-batch rule (estimate.cpp visit_structure): Megatron's interleaving
+  /// needs m >= pp and m % pp == 0; DualPipe an even m >= 2·pp, DualPipeV m >= 2·pp.
+  const char* schedule_microbatch_problem(const ParallelConfig& base, int mb, const PipelineOption& option) const {
     const long long m = scenario_.training.global_batch / (1LL * base.dp * mb);
-    return vpp <= 1 || (m >= base.pp && m % base.pp == 0);
+    if (option.schedule == ScheduleKind::kInterleaved) {
+      return m >= base.pp && m % base.pp == 0 ? nullptr : "plan.vpp_microbatches";
+    }
+    if (overlaps_forward_backward(option.schedule)) {
+      const bool ok = m >= 2LL * base.pp && (option.schedule != ScheduleKind::kDualPipe || m % 2 == 0);
+      return ok ? nullptr : "plan.schedule_microbatches";
+    }
+    return nullptr;
+  }
+
+  /// The (schedule, vpp) pairs to try: the pinned schedule, or the framework's own schedules
+  /// (framework/rules.h framework_runs_schedule) at each vpp they run.
+  std::vector<PipelineOption> pipeline_options(int pp, const std::vector<int>& vpps) const {
+    std::vector<PipelineOption> out;
+    const LaunchFramework framework = launch_framework_of(scenario_.training.framework);
+    for (ScheduleKind schedule : kScheduleKinds) {
+      if (pin_.schedule && schedule != *pin_.schedule) continue;
+      // A pinned schedule is tried as it is; a searched one where it can run.
+      if (!pin_.schedule && pp > 1 && schedule == ScheduleKind::kDualPipe && pp % 2 != 0) continue;
+      if (!pin_.schedule && pp <= 1 && schedule != ScheduleKind::kOneFOneB) continue;
+      for (int vpp : vpps) {
+        if (pin_.schedule ? schedule_vpp_ok(schedule, vpp) || pin_.vpp
+                          : schedule_vpp_ok(schedule, vpp) && (pp <= 1 || framework_runs_schedule(framework, schedule, vpp))) {
+          out.push_back({schedule, vpp});
+        }
+      }
+    }
+    return out;
   }
 
   /// The grid's candidate lists, or nullopt when the whole grid is rejected (counted).
@@ -436,7 +479,7 @@ class SearchPass {
       return std::nullopt;
     }
     g.micro_batches = pinned_or(pin_.micro_batch, divisors(global_batch / dp));
-    g.vpps = {1};
+    std::vector<int> vpps = {1};
     if (pp > 1 && g.split.valid) {
       const StageSplit& split = g.split;
       const int unit = split.units_per_stage > 0
@@ -445,23 +488,29 @@ class SearchPass {
                                                    split.middle_layers > 0 ? split.middle_layers
                                                                            : split.first_layers}));
       for (int v : divisors(unit)) {
-        if (v > 1 && vpp_divides(split, v)) g.vpps.push_back(v);
+        if (v > 1 && vpp_divides(split, v)) vpps.push_back(v);
       }
     }
-    g.vpps = pinned_or(pin_.vpp, g.vpps);
+    g.pipelines = pipeline_options(pp, pinned_or(pin_.vpp, vpps));
     const long long ep_rejected_total =
         ep_rejected * static_cast<long long>(g.sps.size() * recomputes_.size() * zeros_.size() *
-                                             g.micro_batches.size() * g.vpps.size());
+                                             g.micro_batches.size() * g.pipelines.size());
     if (blocking) {
-      reject(blocking, inner_per_mb_vpp * static_cast<long long>(g.micro_batches.size() * g.vpps.size()));
+      reject(blocking, inner_per_mb_vpp * static_cast<long long>(g.micro_batches.size() * g.pipelines.size()));
       return std::nullopt;
     }
     if (ep_rejected_total > 0) reject("plan.ep_not_divisible", ep_rejected_total);
     // Memory parts computed once: stage parameters per expert layout (activations per
     // micro-batch follow).
-    g.params_by_layout.reserve(g.expert_layouts.size());
-    for (const ExpertLayout& layout : g.expert_layouts) {
-      g.params_by_layout.push_back(candidate_stage_params(scenario_, with_layout(layout), g.split));
+    for (const PipelineOption& option : g.pipelines) {
+      std::vector<CandidateStageParams>& params = g.params_by_layout[params_class(option.schedule)];
+      if (!params.empty()) continue;
+      params.reserve(g.expert_layouts.size());
+      for (const ExpertLayout& layout : g.expert_layouts) {
+        ParallelConfig p = with_layout(layout);
+        p.schedule = option.schedule;
+        params.push_back(candidate_stage_params(scenario_, p, g.split));
+      }
     }
     g.inner_per_vpp =
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
@@ -497,26 +546,33 @@ class SearchPass {
       bool all_checked = true;
       // Each (layout, sp)'s layer times, looked up once per micro-batch when first needed (the
       // key does not depend on vpp, ZeRO or the recompute kind).
-      std::vector<const LayerEntry*> entries(g.expert_layouts.size() * g.sps.size(), nullptr);
-      for (int vpp : g.vpps) {
-        if (!vpp_schedule_ok(g.base, mb, vpp)) {
-          reject("plan.vpp_microbatches", g.inner_per_vpp);
+      // Times differ where the schedule hides the all-to-all (DualPipe): two sets of entries.
+      std::vector<const LayerEntry*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
+      for (const PipelineOption& option : g.pipelines) {
+        const int vpp = option.vpp;
+        if (const char* problem = schedule_microbatch_problem(g.base, mb, option)) {
+          reject(problem, g.inner_per_vpp);
           all_checked = false;
           continue;
         }
+        const std::vector<CandidateStageParams>& params_by_layout = g.params_by_layout[params_class(option.schedule)];
+        ParallelConfig scheduled = g.base;
+        scheduled.schedule = option.schedule;
+        const bool overlapped = overlaps_f_and_b(scenario_.training, scheduled);
         // Activation bytes per candidate stage, per (etp, sp, recompute): the candidate stages
         // and their layers come from the split alone, so one computation serves every ep and ZeRO.
-        for (std::size_t e = 0; e < g.etps.size() && !g.params_by_layout.empty(); ++e) {
+        for (std::size_t e = 0; e < g.etps.size() && !params_by_layout.empty(); ++e) {
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             for (std::size_t r = 0; r < kinds; ++r) {
               ParallelConfig shape = g.base;
               shape.etp = g.etps[e];
               shape.micro_batch = mb;
               shape.vpp = vpp;
+              shape.schedule = option.schedule;
               shape.sequence_parallel = g.sps[si] != 0;
               shape.recompute = recomputes_[r];
               stage_activations[slot(e, si, r)] = candidate_activation_bytes(
-                  scenario_, shape, g.params_by_layout.front(), activations[slot(e, si, r)]);
+                  scenario_, shape, params_by_layout.front(), activations[slot(e, si, r)]);
             }
           }
         }
@@ -530,14 +586,16 @@ class SearchPass {
                 ParallelConfig p = g.base;
                 p.micro_batch = mb;
                 p.vpp = vpp;
+                p.schedule = option.schedule;
                 p.ep = layout.ep;
                 p.etp = g.etps[layout.etp_index];
                 p.sequence_parallel = g.sps[si] != 0;
                 p.recompute = recomputes_[r];
                 p.zero = zero;
                 const std::size_t i = slot(layout.etp_index, si, r);
-                const Next next = score(g, p, g.params_by_layout[li], activations[i], stage_activations[i],
-                                        kinds - r, any_fit, entries[li * g.sps.size() + si]);
+                const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
+                                        kinds - r, any_fit,
+                                        entries[((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si]);
                 if (next != Next::kCandidate) break;
               }
             }
@@ -547,10 +605,9 @@ class SearchPass {
       if (!any_fit && all_checked) {
         // Memory grows with the micro-batch: nothing larger fits either.
         for (std::size_t later = mb_index + 1; later < g.micro_batches.size(); ++later) {
-          for (int vpp : g.vpps) {
-            reject(vpp_schedule_ok(g.base, g.micro_batches[later], vpp) ? "plan.out_of_memory"
-                                                                        : "plan.vpp_microbatches",
-                   g.inner_per_vpp);
+          for (const PipelineOption& option : g.pipelines) {
+            const char* problem = schedule_microbatch_problem(g.base, g.micro_batches[later], option);
+            reject(problem ? problem : "plan.out_of_memory", g.inner_per_vpp);
           }
         }
         break;
@@ -592,11 +649,12 @@ class SearchPass {
 
   /// The layer times of p's key, timed once per key.
   const LayerEntry& cached_layer_times(const ParallelConfig& p) {
-    const std::array<int, 6> key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel)};
+    const std::array<int, 7> key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel),
+                                 int(overlaps_f_and_b(scenario_.training, p))};
     auto by_kind = layer_cache_.find(key);
     if (by_kind == layer_cache_.end()) {
       // The dense layer does not depend on ep or etp: timed once per (tp, cp, mb, sp).
-      const std::array<int, 6> dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel)};
+      const std::array<int, 7> dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
       auto dense = dense_cache_.find(dense_key);
       if (dense == dense_cache_.end()) {
         dense = dense_cache_.emplace(dense_key, dense_layer_times(scenario_, p, &gemm_memo_)).first;
@@ -678,7 +736,11 @@ class SearchPass {
         const int moe_layers = stage_params.moe_layers[i];
         stage_s = std::max(stage_s, (stage_params.layers[i] - moe_layers) * dense_s + moe_layers * moe_s);
       }
-      const double bound = (m + (p.pp - 1.0) / p.vpp) * stage_s;
+      // A DualPipe rank's layers are two stages' (each micro-batch runs one); the zero-bubble and
+      // DualPipe bubbles can be near zero, so only 1F1B's counts toward the bound.
+      if (p.schedule == ScheduleKind::kDualPipe) stage_s *= 0.5;
+      const bool standard = p.schedule == ScheduleKind::kOneFOneB || p.schedule == ScheduleKind::kInterleaved;
+      const double bound = (m + (standard ? (p.pp - 1.0) / p.vpp : 0.0)) * stage_s;
       if (bound > threshold_s) {
         if (const char* code = first_structural_error(scenario_, p, g.split)) {
           reject(code, 1);
@@ -714,8 +776,8 @@ class SearchPass {
   const std::vector<Recompute> recomputes_;
   const std::vector<int> zeros_;
   std::vector<std::pair<const char*, long long>> rejected_;
-  std::unordered_map<std::array<int, 6>, LayerEntry, LayerKeyHash> layer_cache_;
-  std::unordered_map<std::array<int, 6>, LayerTimes, LayerKeyHash> dense_cache_;
+  std::unordered_map<std::array<int, 7>, LayerEntry, LayerKeyHash> layer_cache_;
+  std::unordered_map<std::array<int, 7>, LayerTimes, LayerKeyHash> dense_cache_;
   GemmMemo gemm_memo_;
 };
 

@@ -70,6 +70,15 @@ bool overlaps_param_gather(const TrainingSpec& training, int zero);
 /// weights stay unsharded through the step.
 bool defers_gradient_sync(const TrainingSpec& training, const ParallelConfig& parallel);
 
+/// Bytes per element an MoE layer keeps of its k expert outputs for the router's gradient.
+/// Megatron-Core applies the routing probabilities inside the experts' activation (Megatron-LM
+/// d98e8a64 megatron/core/transformer/moe/experts.py:817, "Scaled activation") and its combine
+/// is a plain sum (token_dispatcher.py:891 unpermute without probs): nothing kept. torchtitan
+/// scales the expert outputs in fp32 after the experts (b5bcd76c
+/// torchtitan/models/common/token_dispatcher.py:158): the fp32 copy, 4. DeepSpeed-MoE's combine
+/// einsum keeps the bf16 outputs (deepspeed/moe/sharded_moe.py MOELayer.forward): 2.
+double moe_expert_output_bytes_kept(Framework framework);
+
 /// Kernels one transformer layer launches in its forward pass (the host's work, model/kernels.h):
 /// Transformer Engine fuses norm+GEMM, bias+activation and attention (~12 launches); eager
 /// PyTorch with apex fusions launches ~22 (Megatron-DeepSpeed's GPT block with dropout);

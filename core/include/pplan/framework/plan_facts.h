@@ -51,6 +51,7 @@ struct LaunchFacts {
   bool grad_fp32 = true;           ///< gradients accumulated and reduced in fp32
   bool bf16_optimizer_state = false;  ///< training.optimizer_state_dtype "bf16" (memory.h)
   bool cuda_graphs = false;
+  bool activation_fp8_store = false;  ///< training.activation_func_fp8_input_store (SwiGLU)
   bool flash_attention = true;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
   int recompute_layers = 0;  ///< > 0: full recompute of that many layers per model chunk

@@ -79,7 +79,9 @@ LaunchFramework launch_framework_of(Framework framework);
  * deepspeed.fp8_recipe, deepspeed.zero0_no_overlap,
  * deepspeed.optimizer_state_needs_zero, deepspeed.optimizer_state_fp32_grads,
  * deepspeed.no_param_gather_overlap, deepspeed.zero0_fp32_grads,
- * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs.
+ * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs;
+ * megatron.schedule_unsupported, torchtitan.schedule_unsupported, deepspeed.schedule_unsupported,
+ * torchtitan.activation_fp8_store, deepspeed.activation_fp8_store, megatron.activation_fp8_store_no_flag.
  */
 std::vector<LaunchProblem> framework_problems(LaunchFramework framework, const Scenario& scenario,
                                               const ParallelConfig& parallel);
@@ -105,6 +107,16 @@ const char* first_framework_problem(const Scenario& scenario, const ParallelConf
 /// search has it for every configuration of a grid.
 const char* first_framework_problem(const Scenario& scenario, const ParallelConfig& parallel,
                                     const StageSplit& priced_split);
+
+/// Whether `framework` runs `schedule` at `vpp` chunks per rank: Megatron-Core 1F1B and
+/// interleaved 1F1B (Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:154
+/// get_forward_backward_func); torchtitan every schedule but the bidirectional DualPipe, by
+/// torch.distributed.pipelining's names (1F1B, Interleaved1F1B, InterleavedZeroBubble,
+/// ZBVZeroBubble, DualPipeV; torchtitan b5bcd76c distributed/pipeline_parallel.py:205), its
+/// multi-stage InterleavedZeroBubble at two stages per rank or more (:252); DeepSpeed 1F1B
+/// (DeepSpeed edaa7221 deepspeed/runtime/pipe/schedule.py:189 TrainSchedule). DualPipe itself
+/// runs in DeepSeek's own framework (deepseek-ai/DualPipe).
+bool framework_runs_schedule(LaunchFramework framework, ScheduleKind schedule, int vpp);
 
 /// Codes no parallel configuration avoids (the GPU, the model, the switches, the framework the
 /// scenario is priced for) or that only pplan's script writer has

@@ -63,9 +63,10 @@ inline constexpr double kReservedBytes = 3e9;
  * full recompute keeps only the layer input, 2·s·b·h (/t with SP).
  * Example: GPT-3, s = 2048, b = 1, t = 8, SP + selective: 34·s·b·h/8 = 1.0695e8 bytes.
  * MoE layers (`layer_index` past the dense ones): the MLP is top_k + shared experts wide, plus
- * 4·k·h per token for the dispatched copies and the expert outputs before the combine (not
- * split over TP). Example: Mixtral, s = 4096, b = 1, t = 1: (8 + 2 + 4·8/32 + 2 + 6·2·14336/4096
- * + 4·2)·s·b·h = 63·s·b·h.
+ * 2·k·h per token for the dispatched copies and, where the framework keeps them for the
+ * router's gradient, the k expert outputs (framework.h moe_expert_output_bytes_kept; not split
+ * over TP). Example: Mixtral, s = 4096, b = 1, t = 1, Megatron-Core: (8 + 2 + 4·8/32 + 2 +
+ * 6·2·14336/4096 + 2·2)·s·b·h = 59·s·b·h; DeepSpeed, which keeps the bf16 outputs, 63.
  */
 double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
                               int layer_index = 0);
@@ -73,11 +74,12 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
 /// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
 int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
 
-/// Multi-token-prediction modules on `stage` (all on the last one, as Megatron places them).
-int mtp_layers_on_stage(const ModelSpec& model, int stage, int pp);
+/// Multi-token-prediction modules on `stage`: all with the LM head (head_rank(): the last stage,
+/// as Megatron places them, or the first under a V-shaped schedule).
+int mtp_layers_on_stage(const ModelSpec& model, const ParallelConfig& parallel, int stage);
 
 /// Expert layers on `stage` counting the MTP modules there (of the last layer's kind).
-int moe_layers_with_mtp(const ModelSpec& model, const StageSplit& split, int stage, int pp);
+int moe_layers_with_mtp(const ModelSpec& model, const ParallelConfig& parallel, const StageSplit& split, int stage);
 
 /// Stages that can set the memory or time peak: the first, the second (most micro-batches in
 /// flight among the middle ones), the first middle stage holding only MoE layers (when the
@@ -123,6 +125,17 @@ struct StageParams {
 StageParams stage_params_per_gpu(const Scenario& scenario, const ParallelConfig& parallel,
                                  const StageSplit& split, int stage);
 
+/// What one GPU of pipeline rank `rank` holds: its stage's parameters and layers (MTP modules
+/// included), and under DualPipe the mirrored stage p−1−rank's as well, a second full copy
+/// with its own gradients and optimizer state (DeepSeek-AI 2024 §3.2.1, Table 2: 2× parameters;
+/// pplan shards the copy as the plan's ZeRO stage shards the first).
+struct RankParams {
+  StageParams params;
+  int layers = 0;
+  int moe_layers = 0;
+};
+RankParams rank_params(const Scenario& scenario, const ParallelConfig& parallel, const StageSplit& split, int rank);
+
 /// Memory of stage `stage`: ZeRO shards over dp·cp (Megatron's distributed optimizer
 /// shards over the DP×CP group, Megatron-LM d98e8a64 arguments.py).
 StageMemory stage_memory(const Scenario& scenario, const ParallelConfig& parallel,
@@ -143,7 +156,8 @@ struct StageStateBytes {
 };
 
 /// The candidate stages of a split, the parameters one GPU of each holds, and their model
-/// state under each ZeRO stage 0–3. Depends on tp, cp, dp, pp, ep and the split only.
+/// state under each ZeRO stage 0–3. Depends on tp, cp, dp, pp, ep, the split and the schedule
+/// (a DualPipe rank holds two stages; a V-shaped one the head on rank 0) only.
 struct CandidateStageParams {
   StageList stages;
   StageParams params[4];

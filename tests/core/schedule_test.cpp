@@ -1,0 +1,251 @@
+// Pipeline schedules (parallel.schedule, issue #22): the zero-bubble and DualPipe bubbles of
+// DeepSeek-AI 2024 Table 2 / deepseek-ai/DualPipe's README, their activation and parameter
+// memory, DualPipe's hidden all-to-all, the schedule rules, what each framework runs, and the
+// DeepSeek-V3 run as DeepSeek ran it. Every expected value is derived by hand in its comment or
+// taken from the publication.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "../support/scenario_files.h"
+#include "pplan/framework/framework.h"
+#include "pplan/framework/rules.h"
+#include "pplan/io/json_io.h"
+#include "pplan/launch/launch.h"
+#include "pplan/model/compute.h"
+#include "pplan/model/estimate.h"
+#include "pplan/model/memory.h"
+#include "pplan/model/pipeline.h"
+#include "pplan/search/search.h"
+
+namespace pplan {
+namespace {
+
+using testing::load_scenario;
+using testing::scenario_from;
+
+bool has_code(const Estimate& e, const std::string& code) {
+  return std::any_of(e.diagnostics.begin(), e.diagnostics.end(),
+                     [&](const Diagnostic& d) { return d.code == code; });
+}
+
+// F = 1, B = 2 (input and weight gradients), W = 1: the README's unit passes.
+constexpr StagePasses kUnitPasses{1.0, 2.0, 1.0};
+
+TEST(PipelineBubble, OneFOneBAndInterleavedArePMinusOneStageTimes) {
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kOneFOneB, 8, 1, kUnitPasses), 7.0 * 3.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kInterleaved, 8, 2, kUnitPasses), 7.0 * 3.0 / 2.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kOneFOneB, 1, 1, kUnitPasses), 0.0);
+}
+
+TEST(PipelineBubble, ZeroBubbleH1SubtractsTwoWeightGradients) {
+  // ZB1P: (p−1)(F+B−2W) = 7 · (1 + 2 − 2) = 7, a third of 1F1B's 21 (sail-sg README: B_r/3).
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kZbH1, 8, 1, kUnitPasses), 7.0);
+  // Interleaved over v chunks: 7/2.
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kZbH1, 8, 2, kUnitPasses), 3.5);
+}
+
+TEST(PipelineBubble, ZeroBubbleVIsZeroWhenForwardInputAndWeightGradientsAreEqual) {
+  // F = I = W = 1 (B = I + W = 2): no bubble, as Qi et al. 2023 state for ZB-V.
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kZbV, 8, 2, kUnitPasses), 0.0);
+  // I = 2: (p−1)(F + B − 3W)/2 = 7 · (1 + 3 − 3)/2 = 3.5.
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kZbV, 8, 2, StagePasses{1.0, 3.0, 1.0}), 3.5);
+}
+
+TEST(PipelineBubble, DualPipeIsHalfThePipelineOfOverlappedPairs) {
+  // DeepSeek-AI 2024 Table 2: (PP/2 − 1)(F&B + B − 3W), F&B = F + B = 3: 7 · (3 + 2 − 3) = 14
+  // at PP 16, against 1F1B's 15 · 3 = 45.
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kDualPipe, 16, 1, kUnitPasses), 14.0);
+  // DualPipeV on 8 ranks is 16 stages of half a rank's layers: (8 − 1)(3 + 2 − 3)/2 = 7.
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kDualPipeV, 8, 2, kUnitPasses), 7.0);
+}
+
+TEST(PipelineBubble, NeverNegative) {
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kZbH1, 8, 1, StagePasses{0.1, 1.0, 1.0}), 0.0);
+  EXPECT_DOUBLE_EQ(pipeline_bubble_s(ScheduleKind::kDualPipe, 8, 1, StagePasses{0.1, 1.0, 1.0}), 0.0);
+}
+
+TEST(ScheduleMemory, ActivationsInFlightFollowTable2) {
+  // 1F1B's first stage: p micro-batches; ZB-H1 the same.
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(ScheduleKind::kZbH1, 0, 8, 1, 96, 12), 8.0 * 12);
+  // ZB-V: p micro-batches of the rank's layers on every rank.
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(ScheduleKind::kZbV, 7, 8, 2, 96, 12), 8.0 * 12);
+  // DualPipe: PP + 1 chunks of half the rank's layers (its stage's 4 and its mirror's 4).
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(ScheduleKind::kDualPipe, 3, 16, 1, 120, 8), 17.0 * 4);
+  // DualPipeV on 8 ranks: 2·8 + 1 chunks of 8/2 layers.
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(ScheduleKind::kDualPipeV, 0, 8, 2, 96, 8), 17.0 * 4);
+  // Never more than the step's micro-batches.
+  EXPECT_DOUBLE_EQ(inflight_layer_microbatches(ScheduleKind::kDualPipe, 0, 16, 1, 4, 8), 4.0 * 4);
+}
+
+Scenario llama8b_pp4(const std::string& framework, const std::string& schedule) {
+  return scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":32},
+      "training":{"seq_len":8192,"global_batch":256,"framework":")" + framework + R"("},
+      "parallel":{"tp":1,"pp":4,"dp":8,"zero":)" + (framework == "torchtitan" ? "2" : "1") +
+                       R"(,"schedule":")" + schedule + R"("}})");
+}
+
+TEST(ScheduleMemory, DualPipeRanksHoldTheirStageAndTheMirroredOne) {
+  const Scenario s = llama8b_pp4("megatron-core", "dualpipe");
+  ParallelConfig p = resolve_defaults(s);
+  ASSERT_EQ(p.schedule, ScheduleKind::kDualPipe);
+  const StageSplit split = split_layers(s.model.layers, p.pp);
+  const StageParams stage0 = stage_params_per_gpu(s, p, split, 0);
+  const StageParams stage3 = stage_params_per_gpu(s, p, split, 3);
+  const RankParams rank0 = rank_params(s, p, split, 0);
+  EXPECT_DOUBLE_EQ(rank0.params.total(), stage0.total() + stage3.total());
+  EXPECT_EQ(rank0.layers, split.layers_on_stage(0, 4) + split.layers_on_stage(3, 4));
+  // Weights (bf16, unsharded under ZeRO-1): twice a 1F1B rank's middle stage.
+  ParallelConfig one = p;
+  one.schedule = ScheduleKind::kOneFOneB;
+  EXPECT_DOUBLE_EQ(stage_memory(s, p, split, 1).weights_bytes, 2.0 * stage_memory(s, one, split, 1).weights_bytes);
+}
+
+TEST(ScheduleMemory, AVShapePutsTheHeadOnTheFirstRank) {
+  const Scenario s = llama8b_pp4("torchtitan", "zb-v");
+  const ParallelConfig p = resolve_defaults(s);
+  EXPECT_EQ(p.vpp, 2);  // the V's two chunks, filled in
+  EXPECT_EQ(head_rank(p), 0);
+  const StageSplit split = split_layers(s.model.layers, p.pp);
+  EXPECT_GT(stage_params_per_gpu(s, p, split, 0).embedding_and_head,
+            stage_params_per_gpu(s, p, split, 3).embedding_and_head);
+}
+
+TEST(ScheduleTime, DualPipeHidesTheAllToAllAsCombinedOneFOneBDoes) {
+  // The same steady-state overlap per MoE layer (compute.cpp): DualPipe's EP time equals the
+  // combined-1F1B switch's, and is below the exposed all-to-all.
+  Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  ParallelConfig p = resolve_defaults(s);
+  ASSERT_EQ(p.schedule, ScheduleKind::kDualPipe);
+  const int moe_layer = s.model.moe->dense_layers;
+  const LayerTimes dualpipe = layer_times(s, p, moe_layer);
+  const Estimate dualpipe_plan = evaluate(s, p);
+  p.schedule = ScheduleKind::kOneFOneB;
+  const LayerTimes exposed = layer_times(s, p, moe_layer);
+  const Estimate exposed_plan = evaluate(s, p);
+  s.training.overlap_moe_expert_parallel_comm = true;
+  const LayerTimes combined = layer_times(s, p, moe_layer);
+  EXPECT_LT(dualpipe.ep_forward_s, exposed.ep_forward_s);
+  EXPECT_DOUBLE_EQ(dualpipe.ep_forward_s, combined.ep_forward_s);
+  EXPECT_DOUBLE_EQ(dualpipe.ep_backward_s, combined.ep_backward_s);
+  // And its bubble is smaller than 1F1B's.
+  EXPECT_LT(dualpipe_plan.time.bubble_s, exposed_plan.time.bubble_s);
+}
+
+TEST(ScheduleTime, TorchtitansDualPipeVRunsThePairsOneAfterTheOther) {
+  // torchtitan 75771f50 removed its DualPipeV EP overlap: F and B of a pair run in turn.
+  Scenario s = scenario_from(R"({"model":"qwen3-30b-a3b","cluster":{"gpu":"h100-sxm","gpus":64},
+      "training":{"seq_len":4096,"global_batch":512,"framework":"torchtitan"},
+      "parallel":{"tp":1,"pp":4,"ep":8,"zero":1,"schedule":"dualpipev"}})");
+  ParallelConfig p = resolve_defaults(s);
+  EXPECT_FALSE(overlaps_f_and_b(s.training, p));
+  s.training.framework = Framework::kMegatronCore;
+  EXPECT_TRUE(overlaps_f_and_b(s.training, p));
+}
+
+TEST(ScheduleRules, EachScheduleChecksItsOwnConditions) {
+  auto errors_of = [](const std::string& parallel) {
+    const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":48},
+        "training":{"seq_len":8192,"global_batch":48}, "parallel":)" + parallel + "}");
+    return evaluate(s, resolve_defaults(s));
+  };
+  // DualPipe pairs ranks from both ends (dualpipe.py:332).
+  EXPECT_TRUE(has_code(errors_of(R"({"tp":1,"pp":3,"dp":16,"schedule":"dualpipe"})"), "plan.schedule_pp"));
+  // At least 2·pp micro-batches: 48 / 6 = 8 < 2·8 (dualpipe.py:333).
+  EXPECT_TRUE(has_code(errors_of(R"({"tp":1,"pp":8,"dp":6,"schedule":"dualpipe"})"), "plan.schedule_microbatches"));
+  // 1F1B runs one chunk per rank.
+  EXPECT_TRUE(has_code(errors_of(R"({"tp":1,"pp":4,"dp":12,"vpp":2,"schedule":"1f1b"})"), "plan.schedule_vpp"));
+  // A pipeline schedule needs a pipeline.
+  EXPECT_TRUE(has_code(errors_of(R"({"tp":1,"pp":1,"dp":48,"schedule":"zb-h1"})"), "plan.schedule_needs_pp"));
+}
+
+TEST(ScheduleInput, UnknownNamesAreRefusedNamingTheField) {
+  try {
+    scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":8},
+        "training":{"seq_len":8192,"global_batch":8},"parallel":{"schedule":"gpipe"}})");
+    FAIL() << "gpipe accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/parallel/schedule"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ScheduleFrameworks, EachFrameworkRunsItsOwn) {
+  EXPECT_TRUE(framework_runs_schedule(LaunchFramework::kMegatron, ScheduleKind::kInterleaved, 2));
+  EXPECT_FALSE(framework_runs_schedule(LaunchFramework::kNemo, ScheduleKind::kDualPipe, 1));
+  EXPECT_TRUE(framework_runs_schedule(LaunchFramework::kTorchtitan, ScheduleKind::kDualPipeV, 2));
+  EXPECT_FALSE(framework_runs_schedule(LaunchFramework::kTorchtitan, ScheduleKind::kDualPipe, 1));
+  // InterleavedZeroBubble is multi-stage: two stages per rank or more.
+  EXPECT_FALSE(framework_runs_schedule(LaunchFramework::kTorchtitan, ScheduleKind::kZbH1, 1));
+  EXPECT_TRUE(framework_runs_schedule(LaunchFramework::kTorchtitan, ScheduleKind::kZbH1, 2));
+  EXPECT_FALSE(framework_runs_schedule(LaunchFramework::kDeepSpeed, ScheduleKind::kZbH1, 2));
+}
+
+TEST(ScheduleSearch, MegatronCoreSearchesOnlyWhatItRunsAndTorchtitanTriesTheRest) {
+  Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":32},
+      "training":{"seq_len":8192,"global_batch":256},"parallel":{"tp":1,"pp":4}})");
+  SearchOptions options;
+  options.top = 50;
+  for (const Estimate& e : search(s, options).plans) {
+    EXPECT_TRUE(e.parallel.schedule == ScheduleKind::kOneFOneB || e.parallel.schedule == ScheduleKind::kInterleaved)
+        << schedule_name(e.parallel.schedule);
+  }
+  s.training = with_framework_defaults(s.training, Framework::kTorchtitan, s.cluster.gpu);
+  bool zero_bubble = false;
+  for (const Estimate& e : search(s, options).plans) {
+    zero_bubble = zero_bubble || e.parallel.schedule == ScheduleKind::kZbV || e.parallel.schedule == ScheduleKind::kZbH1;
+    EXPECT_NE(e.parallel.schedule, ScheduleKind::kDualPipe);
+  }
+  EXPECT_TRUE(zero_bubble);
+}
+
+TEST(ScheduleLaunch, TorchtitanNamesTheScheduleAndMegatronRefusesWhatItCannotRun) {
+  const Scenario titan = llama8b_pp4("torchtitan", "zb-v");
+  const LaunchResult zbv = launch_configuration(titan, evaluate(titan, resolve_defaults(titan)), "torchtitan");
+  ASSERT_TRUE(zbv.problems.empty()) << zbv.problems.front().message;
+  EXPECT_NE(zbv.text.find("\"ZBVZeroBubble\""), std::string::npos);
+  const Scenario core = llama8b_pp4("megatron-core", "dualpipe");
+  const LaunchResult refused = launch_configuration(core, evaluate(core, resolve_defaults(core)), "megatron");
+  ASSERT_FALSE(refused.problems.empty());
+  EXPECT_EQ(refused.problems.front().code, "megatron.schedule_unsupported");
+  EXPECT_EQ(refused.problems.front().source, "Megatron-LM d98e8a64 megatron/core/pipeline_parallel/schedules.py:154");
+}
+
+TEST(ActivationFp8Store, HalvesSwiGlusInputAndLaunchesWhereItCan) {
+  // Llama 3 8B, s 8192, b 1, t 1, BF16: SwiGLU's input is 2·14336 values of 2 bytes per token;
+  // in FP8 one byte each: 2·14336 bytes of s·h·b less per layer.
+  Scenario s = llama8b_pp4("megatron-core", "1f1b");
+  const ParallelConfig p = resolve_defaults(s);
+  const double bf16 = layer_activation_bytes(s, p, 0);
+  s.training.activation_func_fp8_input_store = true;
+  EXPECT_DOUBLE_EQ(bf16 - layer_activation_bytes(s, p, 0), 8192.0 * 2 * 14336);
+  const Estimate plan = evaluate(s, p);
+  const LaunchResult nemo = launch_configuration(s, plan, "nemo");
+  ASSERT_TRUE(nemo.problems.empty()) << nemo.problems.front().message;
+  EXPECT_NE(nemo.text.find("activation_func_fp8_input_store = True"), std::string::npos);
+  // Megatron-LM lists it under "no CLI argument exists" (arguments.py:2329).
+  const LaunchResult megatron = launch_configuration(s, plan, "megatron");
+  ASSERT_FALSE(megatron.problems.empty());
+  EXPECT_EQ(megatron.problems.front().code, "megatron.activation_fp8_store_no_flag");
+  // A GeLU model has no SwiGLU input to store.
+  EXPECT_THROW(scenario_from(R"({"model":"gpt3-175b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":2048,"global_batch":8,"activation_func_fp8_input_store":true}})"),
+               InputError);
+}
+
+TEST(DeepSeekV3AsRun, FitsAndLandsWithinFifteenPercentOfThePublishedCost) {
+  // DeepSeek-AI 2024 Table 1: 180K H800 GPU-hours per trillion tokens = 1e12 / (180e3 · 3600)
+  // = 1,543 tokens/s per GPU. Done when (issue #22): fits in 80 GB, within 15%.
+  const Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  const Estimate& e = r.plans.front();
+  EXPECT_EQ(e.parallel.schedule, ScheduleKind::kDualPipe);
+  EXPECT_LE(e.memory.total_bytes, 80e9);
+  const double published = 1e12 / (180e3 * 3600.0);
+  const double tokens_per_gpu = e.tokens_per_s / s.cluster.gpus;
+  EXPECT_NEAR(tokens_per_gpu / published, 1.0, 0.15) << tokens_per_gpu;
+}
+
+}  // namespace
+}  // namespace pplan
