@@ -36,10 +36,12 @@ def fail(where, message):
     failures.append(f"{where}: {message}")
 
 
-def launch(path, fmt, framework):
+def launch(path, fmt, framework, schedule=None):
     args = [CLI, "launch", path, "--format", fmt, "--json"]
     if framework:
         args += ["--set", f"training.framework={framework}"]
+    if schedule:
+        args += ["--set", f"parallel.schedule={schedule}"]
     done = subprocess.run(args, capture_output=True, text=True)
     return done.returncode, json.loads(done.stdout)
 
@@ -175,6 +177,18 @@ def main():
                 check_emitted(where, fmt, response)
                 launched_in.add(framework)
                 row.append("ok")
+            elif rc == 0 and response.get("problems") and all(
+                    p["code"].endswith(".schedule_unsupported") for p in response["problems"]):
+                # A schedule the framework does not run (DualPipe): the fix the page offers,
+                # re-priced with the framework's 1F1B, must launch.
+                rc, response = launch(path, fmt, None if framework == own else framework, "1f1b")
+                if rc == 0 and "problems" not in response:
+                    check_emitted(where + " with 1f1b", fmt, response)
+                    launched_in.add(framework)
+                    row.append("1f1b-fix")
+                else:
+                    fail(where, f"refused for its schedule, and again with 1f1b: {json.dumps(response)[:300]}")
+                    row.append("refused")
             elif rc == 0 and response.get("problems"):
                 refused += 1
                 row.append("refused")
