@@ -117,6 +117,8 @@ const std::vector<ScenarioFlag>& scenario_flags() {
       {"--etp", "/parallel/etp", ScenarioFlag::kCount, "N", "pin expert tensor parallelism (default: tp)", "1"},
       {"--vpp", "/parallel/vpp", ScenarioFlag::kCount, "N", "pin virtual pipeline stages per rank",
        "2"},
+      {"--schedule", "/parallel/schedule", ScenarioFlag::kText, "1f1b|interleaved|zb-h1|zb-v|dualpipe|dualpipev",
+       "pin the pipeline schedule", "dualpipe"},
       {"--micro-batch", "/parallel/micro_batch", ScenarioFlag::kCount, "N",
        "pin the micro-batch size", "1"},
       {"--zero", "/parallel/zero", ScenarioFlag::kCount, "0-3", "pin ZeRO / optimizer sharding",

@@ -59,11 +59,19 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
   return out;
 }
 
+/// Whether a plan's schedule is one its vpp does not already say (zero bubble, DualPipe).
+bool special_schedule(const json& p) {
+  if (!p.contains("schedule") || !p["schedule"].is_string()) return false;
+  const std::string schedule = p["schedule"].get<std::string>();
+  return schedule != "1f1b" && schedule != "interleaved";
+}
+
 std::string layout_of(const json& p) {
   std::string s = "tp " + p["tp"].dump() + " · pp " + p["pp"].dump() + " · dp " + p["dp"].dump();
   if (p["cp"] != 1) s += " · cp " + p["cp"].dump();
   if (p["ep"] != 1) s += " · ep " + p["ep"].dump();
   if (p["vpp"] != 1) s += " · vpp " + p["vpp"].dump();
+  if (special_schedule(p)) s += ", " + p["schedule"].get<std::string>() + " schedule";
   s += ", micro-batch " + p["micro_batch"].dump();
   s += p["sequence_parallel"] == true ? ", sequence parallel" : "";
   s += ", recompute " + p["recompute"].get<std::string>() + ", ZeRO-" + p["zero"].dump();
@@ -128,6 +136,10 @@ std::string plan_text(const json& a) {
     std::vector<std::vector<std::string>> rows = {{"#", "tp", "pp", "dp", "cp", "ep", "vpp", "mb",
                                                    "sp", "recompute", "zero", "memory GB", "step",
                                                    "MFU", "tokens/s"}};
+    // A schedule column only where a plan runs one its vpp does not say (zero bubble, DualPipe).
+    const bool schedules = std::any_of(plans.begin(), plans.end(),
+                                       [](const json& e) { return special_schedule(e["parallel"]); });
+    if (schedules) rows[0].insert(rows[0].begin() + 7, "schedule");
     int rank = 0;
     for (const json& e : plans) {
       const json& p = e["parallel"];
@@ -139,6 +151,7 @@ std::string plan_text(const json& a) {
                           fixed(number(e["memory_gb"], "capacity"), 1),
                       seconds(number(e, "step_time_s")), pct(number(e, "mfu")),
                       grouped(static_cast<long long>(number(e, "tokens_per_s")))});
+      if (schedules) rows.back().insert(rows.back().begin() + 7, p.value("schedule", std::string("1f1b")));
     }
     out += table(rows);
   }
