@@ -5,17 +5,14 @@
 
 #include <algorithm>
 
+#include "../support/diagnostics.h"
 #include "../support/scenario_files.h"
 
 namespace pplan {
 namespace {
 
 using testing::scenario_from;
-
-bool has_code(const Estimate& e, const std::string& code) {
-  return std::any_of(e.diagnostics.begin(), e.diagnostics.end(),
-                     [&](const Diagnostic& d) { return d.code == code; });
-}
+using testing::has_code;
 
 Scenario gpt3(int gpus = 1024) {
   return scenario_from(R"({"model":"gpt3-175b","cluster":{"gpu":"a100-80gb","gpus":)" +

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../support/diagnostics.h"
 #include "../support/scenario_files.h"
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
@@ -24,11 +25,7 @@ namespace {
 
 using testing::load_scenario;
 using testing::scenario_from;
-
-bool has_code(const Estimate& e, const std::string& code) {
-  return std::any_of(e.diagnostics.begin(), e.diagnostics.end(),
-                     [&](const Diagnostic& d) { return d.code == code; });
-}
+using testing::has_code;
 
 Scenario mixtral(int gpus = 64, int seq_len = 4096) {
   return scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":)" +

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "../support/diagnostics.h"
 #include "../support/scenario_files.h"
 #include "pplan/framework/framework.h"
 #include "pplan/framework/rules.h"
@@ -24,11 +25,7 @@ namespace {
 
 using testing::load_scenario;
 using testing::scenario_from;
-
-bool has_code(const Estimate& e, const std::string& code) {
-  return std::any_of(e.diagnostics.begin(), e.diagnostics.end(),
-                     [&](const Diagnostic& d) { return d.code == code; });
-}
+using testing::has_code;
 
 // F = 1, B = 2 (input and weight gradients), W = 1: the README's unit passes.
 constexpr StagePasses kUnitPasses{1.0, 2.0, 1.0};
