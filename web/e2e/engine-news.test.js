@@ -169,3 +169,50 @@ describe('calibrate to your cluster (issue #28)', () => {
     await context.close();
   });
 });
+
+describe('the pipeline schedule and the FP8 SwiGLU input: launch never dead-ends', () => {
+  it('DeepSeek-V3 as DeepSeek ran it (DualPipe, SwiGLU input in FP8): Megatron-LM refuses with fixes, one click each to a script', async () => {
+    const { context, page, errors } = await open(`${baseUrl}#v=1&model=gpt3-175b&gpu=a100-80gb&gpus=1024&tab=examples`);
+    await page.waitForSelector('table.gallery');
+    // The example loads as the page loads any example: examples/deepseek-v3-2048-h800.json.
+    await page.click('button[aria-label^="Load DeepSeek-V3 671B on 2048 H800"]');
+    await page.waitForSelector('[data-testid=m-min-gpus]', { timeout: 30000 });
+    expect(await page.locator('#f-sched').inputValue()).toBe('dualpipe');
+    expect(await page.locator('#f-f8s').inputValue()).toBe('true');
+    expect(await page.locator('[data-testid=plan-layout]').textContent()).toMatch(/^TP 1 · PP 16 \(DualPipe\) · DP 128 · EP 64$/);
+    // The timeline draws 1F1B and interleaved only: the engine's reason, in words.
+    await page.waitForSelector('[data-testid=timeline-not-drawn]', { timeout: 30000 });
+    expect(await page.locator('[data-testid=timeline-not-drawn]').textContent()).toMatch(/^No timeline: .*dualpipe/);
+    expect(await page.locator('#pipe-h').textContent()).toMatch(/^Pipeline schedule: DualPipe, p = 16/);
+
+    await page.click('nav.tabs button:text-is("Launch")');
+    await page.click('.tabs-inline label:text-is("Megatron-LM") input');
+    await page.waitForSelector('[data-testid=fix-schedule]', { timeout: 30000 });
+    expect(await page.locator('[data-testid=launch-fix-schedule]').textContent()).toContain('priced with the DualPipe schedule, which Megatron-Core does not run');
+    expect(await page.locator('ul.diagnostics li.error').first().textContent()).toContain('dualpipe schedule');
+    expect(await page.locator('[data-testid=fix-schedule]').textContent()).toBe('Price this plan with 1F1B');
+    expect(await page.locator('pre.code').count()).toBe(0);
+    await page.click('[data-testid=fix-schedule]');
+    await page.waitForFunction(() => /sched=1f1b/.test(location.hash) || /z=/.test(location.hash), null, { timeout: 20000 });
+    expect(await page.locator('#f-sched').inputValue()).toBe('1f1b');
+    // Re-priced with 1F1B, the one refusal left is the switch Megatron-LM has no flag for: NeMo sets it.
+    await page.waitForSelector('[data-testid=fix-nemo]', { timeout: 30000 });
+    expect(await page.locator('[data-testid=fix-schedule]').count()).toBe(0);
+    await page.click('[data-testid=fix-nemo]');
+    await page.waitForSelector('pre.code', { timeout: 30000 });
+    const recipe = await page.locator('pre.code').first().textContent();
+    expect(recipe).toMatch(/pipeline_model_parallel_size = 16\b/);
+    expect(recipe).toMatch(/activation_func_fp8_input_store = True/);
+    // Or Megatron-LM with the switch off.
+    await page.click('.tabs-inline label:text-is("Megatron-LM") input');
+    await page.waitForSelector('[data-testid=fix-f8s]', { timeout: 30000 });
+    await page.click('[data-testid=fix-f8s]');
+    await page.waitForSelector('pre.code', { timeout: 30000 });
+    const script = await page.locator('pre.code').first().textContent();
+    expect(script).toMatch(/--pipeline-model-parallel-size 16\b/);
+    expect(script).toContain('pretrain_gpt.py');
+    expect(await page.locator('#f-f8s').inputValue()).toBe('');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 180000);
+});

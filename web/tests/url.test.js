@@ -186,6 +186,61 @@ describe('corrupt, hostile and foreign links fall back to defaults with a warnin
   it('every scenario key is in the readable format', () => {
     expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl',
       'tokens', 'storage', 'failrate', 'restart', 'nvd', 'nics', 'nicg', 'rail', 'osub', 'fw', 'disp', 'epov',
-      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr']);
+      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'sched']);
+  });
+});
+
+describe('the pipeline schedule (sched) and the FP8 SwiGLU input (f8s): keys added to v1 at the end', () => {
+  const hash = 'v=1&model=deepseek-v3&gpu=h100-sxm&gpus=2048&prec=fp8&pp=16&ep=64&f8s=true&sched=dualpipe';
+
+  it('a readable link round-trips and reaches the scenario as parallel.schedule and training.activation_func_fp8_input_store', async () => {
+    const { state, warning } = await decodeHash(`#${hash}`);
+    expect(warning).toBeNull();
+    expect([state.sched, state.f8s]).toEqual(['dualpipe', 'true']);
+    expect(await encodeHash(state)).toBe(hash);
+    const doc = toScenario(state);
+    expect(doc.parallel).toMatchObject({ pp: 16, ep: 64, schedule: 'dualpipe' });
+    expect(doc.training.activation_func_fp8_input_store).toBe(true);
+    expect(toScenario({ ...state, f8s: 'false' }).training.activation_func_fp8_input_store).toBe(false);
+    // Empty: neither field is sent (the engine's defaults: the schedule from vpp, the switch off).
+    const plain = toScenario({ ...state, f8s: '', sched: '' });
+    expect('schedule' in plain.parallel).toBe(false);
+    expect('activation_func_fp8_input_store' in plain.training).toBe(false);
+  });
+
+  it('keys set out of order encode in the fixed order; a link without them encodes as before', async () => {
+    const state = { ...DEFAULT_STATE, sched: 'zb-v', f8s: 'false', fw: 'torchtitan' };
+    expect(await encodeHash(state)).toBe(`${await encodeHash(DEFAULT_STATE)}&fw=torchtitan&f8s=false&sched=zb-v`);
+    expect(await encodeHash(DEFAULT_STATE)).not.toMatch(/sched|f8s/);
+  });
+
+  it('the compressed payload carries them and reads them back', async () => {
+    const state = { ...customState, sched: 'zb-h1', f8s: 'true' };
+    const encoded = await encodeHash(state);
+    expect(encoded).toMatch(/^v=1&z=/);
+    const { state: back, warning } = await decodeHash(encoded);
+    expect(warning).toBeNull();
+    expect([back.sched, back.f8s]).toEqual(['zb-h1', 'true']);
+    expect(await encodeHash(back)).toBe(encoded);
+  });
+
+  it('a payload that carried them inside x (a page from before their keys) opens with them in the form', async () => {
+    const z = await deflateToBase64Url(JSON.stringify({ model: 'deepseek-v3', gpu: 'h100-sxm', gpus: '2048', pp: '16',
+      x: { parallel: { schedule: 'dualpipe' }, training: { activation_func_fp8_input_store: true, moe_dispatcher: 'flex' } } }));
+    const { state, warning } = await decodeHash(`#v=1&z=${z}`);
+    expect(warning).toBeNull();
+    expect([state.sched, state.f8s, state.disp, state.x]).toEqual(['dualpipe', 'true', 'flex', null]);
+  });
+
+  it('an example file that names them opens with them in the form, and "unpin all" clears the schedule', async () => {
+    const doc = JSON.parse(readFileSync(new URL('../../examples/deepseek-v3-2048-h800.json', import.meta.url), 'utf8'));
+    const state = fromScenario(doc);
+    expect(state.sched).toBe(doc.parallel.schedule);
+    expect(state.f8s).toBe(String(doc.training.activation_func_fp8_input_store));
+    expect((state.x || {}).parallel).toBeUndefined();
+    const { UNPINNED, isPinned } = await import('../src/state/scenario.js');
+    expect(UNPINNED.sched).toBe('');
+    expect(isPinned({ ...DEFAULT_STATE, ...UNPINNED, sched: 'dualpipe' })).toBe(true);
+    expect({ ...state, ...UNPINNED }.sched).toBe('');
   });
 });

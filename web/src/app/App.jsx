@@ -86,11 +86,14 @@ function MoeCaveat({ estimate, modelSpec }) {
   const low = estimate.mfu < 0.25;
   const bubbly = estimate.pipeline.bubble_fraction > 0.25;
   if (!low && !bubbly) return null;
+  // DualPipe and DualPipeV are priced with the all-to-all hidden behind the other micro-batch's passes.
+  const overlapped = ['dualpipe', 'dualpipev'].includes(estimate.parallel.schedule);
   return (
     <p class="notice caveat" data-testid="moe-caveat">
-      Mixture of experts: MFU counts only the FLOPs of the experts each token visits, and this estimate charges the expert
-      all-to-all{bubbly ? ' and the pipeline bubble' : ''} in full, with no overlap of communication and compute (such as
-      DeepSeek-V3's DualPipe). {low ? 'A low MFU is expected; ' : ''}compare plans by step time and tokens per second.
+      Mixture of experts: MFU counts only the FLOPs of the experts each token visits{overlapped ? '. ' : (
+        <>, and this estimate charges the expert all-to-all{bubbly ? ' and the pipeline bubble' : ''} in full, with no overlap of
+          communication and compute (pin the DualPipe schedule to price DeepSeek-V3's). </>)}
+      {low ? 'A low MFU is expected; ' : ''}compare plans by step time and tokens per second.
     </p>
   );
 }
@@ -194,7 +197,7 @@ function Results({ store, compact }) {
                              rcl: p.recompute_layers ? String(p.recompute_layers) : '',
                              fsl: p.first_stage_layers ? String(p.first_stage_layers) : '',
                              lsl: p.last_stage_layers ? String(p.last_stage_layers) : '',
-                             vpp: String(p.vpp), mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />
+                             vpp: String(p.vpp), sched: p.pp > 1 && p.schedule ? p.schedule : '', mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />
               <ScalingChart scaling={store.scaling.value} currentGpus={gpus} onUseGpus={(n) => fix({ gpus: String(n) })}
                             stale={!store.scaling.value || store.scaling.value.key !== store.resultKey.value} />
             </>
@@ -285,7 +288,7 @@ export function App({ store }) {
             <p class="scenario-title"><span data-testid="scenario-title">{title}</span> <span class="muted">· {trainingLine(state)}</span></p>
             {state.tab === 'launch'
               ? <LaunchPanel format={state.fmt} onFormat={(fmt) => store.update({ fmt }, PUSH)} launch={store.launch.value}
-                             onReprice={(fw) => store.update({ fw }, PUSH)} />
+                             onReprice={(fw) => store.update({ fw }, PUSH)} onFix={(patch) => store.update(patch, PUSH)} />
               : state.tab === 'report'
                 ? <ReportPanel report={store.report.value} explanation={selectedExplanation(store)} tokenBudget={state.tokens} />
                 : state.tab === 'calibrate'

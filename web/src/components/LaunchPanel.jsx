@@ -1,6 +1,8 @@
 // Launch configurations for the selected scenario's plan, from the engine's `launch` command.
 import { ChosenBySearch } from './ChosenBySearch.jsx';
 import { CopyButton } from './CopyButton.jsx';
+import { layoutText } from './PlanSummary.jsx';
+import { scheduleName } from '../state/messages.js';
 
 export const FORMATS = [
   ['megatron', 'Megatron-LM'], ['slurm', 'SLURM'], ['env', 'Environment'], ['torchtitan', 'torchtitan (CLI)'],
@@ -21,13 +23,62 @@ export const FRAMEWORK_OF_FORMAT = {
 };
 const frameworkOf = (format) => FRAMEWORK_OF_FORMAT[format] || ['megatron-core', 'Megatron-Core'];
 
-export function LaunchPanel({ format, onFormat, launch, onReprice }) {
+/** The framework a refusal code speaks for, by its prefix (framework/rules.cpp). */
+const FRAMEWORK_OF_CODE = { megatron: 'Megatron-Core', torchtitan: 'torchtitan', deepspeed: 'DeepSpeed' };
+/** The FP8 SwiGLU input off: its default (left out, so it holds for any model). */
+const SWITCH_OFF = { f8s: '' };
+
+/**
+ * The one-click fixes of a launch's refusals (the engine's codes; launch never dead-ends): each
+ * {id, text, buttons: [{id, label, patch | format}]}: `patch` changes the scenario (re-priced,
+ * then launched again), `format` opens another launch tab. `plan`: the plan the launch is for.
+ */
+export function launchFixes(problems, plan) {
+  const codes = new Set((problems || []).filter((p) => p && typeof p.code === 'string').map((p) => p.code));
+  const p = plan && plan.parallel;
+  const out = [];
+  const schedule = [...codes].find((c) => c.endsWith('.schedule_unsupported'));
+  if (schedule) {
+    // Megatron-Core, NeMo and torchtitan run 1F1B and interleaved (the plan's chunks kept); DeepSpeed
+    // 1F1B only, one chunk per rank: its virtual stages are left to the search, which then picks 1.
+    const deepspeed = schedule.startsWith('deepspeed.');
+    const chunked = Boolean(p && p.vpp > 1);
+    const to = chunked && !deepspeed ? 'interleaved' : '1f1b';
+    const patch = deepspeed && chunked ? { sched: to, vpp: '' } : { sched: to };
+    const framework = FRAMEWORK_OF_CODE[schedule.split('.')[0]] || 'this framework';
+    out.push({
+      id: 'schedule',
+      text: `The plan is priced with the ${p && p.schedule ? `${scheduleName(p.schedule)} schedule` : 'pipeline schedule it pins'}, which ${framework} does not run.`,
+      buttons: [{ id: 'fix-schedule', label: `Price this plan with ${scheduleName(to)}`, patch }],
+    });
+  }
+  if (codes.has('megatron.activation_fp8_store_no_flag')) {
+    out.push({
+      id: 'f8s-flag',
+      text: "Megatron-LM has no command-line flag to keep SwiGLU's input in FP8; NeMo's recipe sets it.",
+      buttons: [{ id: 'fix-nemo', label: 'Launch with NeMo', format: 'nemo' },
+        { id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
+    });
+  }
+  const store = [...codes].find((c) => c === 'torchtitan.activation_fp8_store' || c === 'deepspeed.activation_fp8_store');
+  if (store) {
+    out.push({
+      id: 'f8s',
+      text: `${FRAMEWORK_OF_CODE[store.split('.')[0]]} does not keep SwiGLU's input in FP8.`,
+      buttons: [{ id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
+    });
+  }
+  return out;
+}
+
+export function LaunchPanel({ format, onFormat, launch, onReprice, onFix }) {
   const current = launch && launch.format === format ? launch : null;
   const text = current && current.response ? bodyText(current.response) : '';
   const problems = current && current.response && current.response.problems;
   const warnings = current && current.response && current.response.warnings;
   const plan = current && current.response && current.response.plan;
   const p = plan && plan.parallel;
+  const fixes = onFix ? launchFixes(problems, plan) : [];
   return (
     <section aria-labelledby="launch-h">
       <h2 id="launch-h">Launch configuration</h2>
@@ -41,7 +92,7 @@ export function LaunchPanel({ format, onFormat, launch, onReprice }) {
       </div>
       {!current ? <p class="sub">Generating…</p> : null}
       {p ? (
-        <p class="sub">For the plan TP {p.tp} · PP {p.pp}{p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP {p.dp}{p.cp > 1 ? ` · CP ${p.cp}` : ''}{p.ep > 1 ? ` · EP ${p.ep}` : ''},
+        <p class="sub">For the plan {layoutText(p)},
           micro-batch {p.micro_batch}, recompute {p.recompute}, ZeRO {p.zero}: the plan selected in the Planner. Placeholders (paths, addresses) are marked in the text.</p>
       ) : null}
       {current && current.response ? <ChosenBySearch fields={current.response.chosen_by_search} /> : null}
@@ -55,6 +106,13 @@ export function LaunchPanel({ format, onFormat, launch, onReprice }) {
           </button>
         </p>
       ) : null}
+      {fixes.map((fix) => (
+        <p key={fix.id} class="notice" role="status" data-testid={`launch-fix-${fix.id}`}>{fix.text}{' '}
+          {fix.buttons.map((b, i) => (
+            <button key={b.id} type="button" class={i === 0 ? 'primary' : undefined} data-testid={b.id}
+                    onClick={() => (b.format ? onFormat(b.format) : onFix(b.patch))}>{b.label}</button>))}
+        </p>
+      ))}
       {problems && problems.length ? (
         <ul class="diagnostics">{problems.map((p, i) => (
           <li key={i} class="error">

@@ -2,6 +2,7 @@
 // calculation from the estimate's `method` block, with the engine's exact figure beside it.
 import { fmtCapacity, fmtGb, fmtInt, fmtParams, fmtPct } from '../state/format.js';
 import { memoryParts } from './MemoryBar.jsx';
+import { namedSchedule, scheduleName } from '../state/messages.js';
 
 export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemoryGb }) {
   if (!estimate || !estimate.method) return null;
@@ -43,8 +44,9 @@ export function MethodSteps({ estimate, gpus, gpusPerNode, globalBatch, gpuMemor
         <li>
           <b>The rest is DP.</b> N = {fmtInt(gpus)} / ({tp}·{p.pp}{p.cp > 1 ? `·${p.cp}` : ''}) ={' '}
           <strong data-testid="m-dp">{p.dp}</strong>; m = {fmtInt(globalBatch)} / ({p.dp}·{p.micro_batch}) ={' '}
-          <strong data-testid="m-micro">{fmtInt(pipe.microbatches)}</strong> micro-batches; bubble (p−1)/{p.vpp > 1 ? '(v·m)' : 'm'} ={' '}
-          {bubbleNum}/{bubbleDen} ≈ <strong data-testid="m-bubble">{fmtPct(pipe.bubble_ratio)}</strong> of the compute time.
+          <strong data-testid="m-micro">{fmtInt(pipe.microbatches)}</strong> micro-batches; {namedSchedule(p)
+            ? `bubble by the ${scheduleName(p.schedule)} schedule's formula ≈ `
+            : `bubble (p−1)/${p.vpp > 1 ? '(v·m)' : 'm'} = ${bubbleNum}/${bubbleDen} ≈ `}<strong data-testid="m-bubble">{fmtPct(pipe.bubble_ratio)}</strong> of the compute time.
         </li>
         <li>
           <b>Distributed optimizer.</b> Sharding the 12 optimizer bytes over N (ZeRO-1) takes model states per GPU from{' '}

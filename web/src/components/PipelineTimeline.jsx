@@ -1,10 +1,12 @@
 // The pipeline schedule as a timeline: stages as rows, forward and backward passes of each
-// micro-batch as boxes, idle time (the bubble) left blank. 1F1B or interleaved (v chunks).
+// micro-batch as boxes, idle time (the bubble) left blank. 1F1B or interleaved (v chunks); the
+// other schedules (zero bubble, DualPipe) are priced by formula and not drawn: the engine says so.
 // What to draw is the engine's answer (`schedule`, core/include/pplan/model/pipeline_schedule.h):
 // this file only renders it. Up to 600 passes: one box each (hover for its micro-batch); more:
 // forward and backward each drawn as one path, still told apart; the engine sends at most its
 // cap, the start of the step, and says so.
 import { fmtPct, groupDigits } from '../state/format.js';
+import { namedSchedule, scheduleName } from '../state/messages.js';
 
 const WIDTH = 760;
 const LEFT = 58;
@@ -49,7 +51,9 @@ export function PipelineTimeline({ parallel, pipeline, schedule }) {
   const p = parallel.pp;
   const v = parallel.vpp || 1;
   const m = pipeline.microbatches;
-  const kind = v > 1 ? `interleaved 1F1B, v = ${v}` : '1F1B';
+  // The plan's schedule (parallel.schedule); a plan from before the field is 1F1B or interleaved by vpp.
+  const named = namedSchedule(parallel);
+  const kind = named ? `${scheduleName(parallel.schedule)}${v > 1 ? `, v = ${v}` : ''}` : v > 1 ? `interleaved 1F1B, v = ${v}` : '1F1B';
   if (p <= 1) {
     return (
       <Card title="Pipeline schedule">
@@ -58,13 +62,17 @@ export function PipelineTimeline({ parallel, pipeline, schedule }) {
     );
   }
   const title = `Pipeline schedule: ${kind}, p = ${p}, m = ${groupDigits(Number(m))}`;
-  const bubbleLine = (
+  const bubbleLine = named ? (
+    <p class="sub" data-testid="bubble-line">Bubble: {fmtPct(pipeline.bubble_ratio)} of the ideal compute time,
+      {' '}{fmtPct(pipeline.bubble_fraction)} of the step, by the {scheduleName(parallel.schedule)} schedule's bubble formula.</p>
+  ) : (
     <p class="sub" data-testid="bubble-line">Bubble: {fmtPct(pipeline.bubble_ratio)} of the ideal compute time ((p−1)/{v > 1 ? '(v·m)' : 'm'}),
       {' '}{fmtPct(pipeline.bubble_fraction)} of the step ((p−1)/({v > 1 ? 'v·' : ''}m + p − 1)): the blank area at the start and end.</p>
   );
   const answer = schedule && schedule.response ? schedule.response.schedule : null;
   // An answer for another plan (the selection moved on) is not drawn.
-  const current = answer && answer.pp === p && answer.vpp === v && answer.microbatches === m ? answer : null;
+  const current = answer && answer.pp === p && answer.vpp === v && answer.microbatches === m &&
+    (!answer.schedule || !parallel.schedule || answer.schedule === parallel.schedule) ? answer : null;
   if (!current) {
     return (
       <Card title={title}>
@@ -79,7 +87,7 @@ export function PipelineTimeline({ parallel, pipeline, schedule }) {
     return (
       <Card title={title}>
         {bubbleLine}
-        <p class="sub" data-testid="timeline-not-drawn">No timeline: {current.reason}.</p>
+        <p class="sub" data-testid="timeline-not-drawn">No timeline: {String(current.reason || 'the engine draws only 1F1B and interleaved 1F1B').replace(/\.$/, '')}.</p>
       </Card>
     );
   }

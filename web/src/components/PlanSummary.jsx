@@ -2,14 +2,23 @@
 // answer. A figure the engine got impossible (an MFU over 100%, a bubble over 100% of compute)
 // is hidden with the reason instead of shown.
 import { fmtCapacity, fmtGb, fmtInt, fmtPct, fmtSeconds, fmtShare } from '../state/format.js';
+import { namedSchedule, scheduleName } from '../state/messages.js';
 
-export function layoutText(p) {
-  return `TP ${p.tp} · PP ${p.pp}${p.vpp > 1 ? ` (v ${p.vpp})` : ''} · DP ${p.dp}${p.cp > 1 ? ` · CP ${p.cp}` : ''}${p.ep > 1 ? ` · EP ${p.ep}` : ''}`;
+/** The pipeline's chunks and schedule after PP: "(v 2)", or a schedule other than 1F1B and
+ * interleaved by name: "(DualPipe)", "(ZB-V, v 2)". */
+function pipelineText(p) {
+  if (namedSchedule(p)) return ` (${scheduleName(p.schedule)}${p.vpp > 1 ? `, v ${p.vpp}` : ''})`;
+  return p.vpp > 1 ? ` (v ${p.vpp})` : '';
 }
 
-/** A stable key of a configuration, for tests and the plot: tp8-pp8-v1-dp16-cp1-ep1-mb1-sp1-selective-z0. */
+export function layoutText(p) {
+  return `TP ${p.tp} · PP ${p.pp}${pipelineText(p)} · DP ${p.dp}${p.cp > 1 ? ` · CP ${p.cp}` : ''}${p.ep > 1 ? ` · EP ${p.ep}` : ''}`;
+}
+
+/** A stable key of a configuration, for tests and the plot: tp8-pp8-v1-dp16-cp1-ep1-mb1-sp1-selective-z0
+ * (a schedule other than 1F1B and interleaved appended: …-z1-dualpipe). */
 export function planKey(p) {
-  return `tp${p.tp}-pp${p.pp}-v${p.vpp}-dp${p.dp}-cp${p.cp}-ep${p.ep}-mb${p.micro_batch}-sp${p.sequence_parallel ? 1 : 0}-${p.recompute}-z${p.zero}`;
+  return `tp${p.tp}-pp${p.pp}-v${p.vpp}-dp${p.dp}-cp${p.cp}-ep${p.ep}-mb${p.micro_batch}-sp${p.sequence_parallel ? 1 : 0}-${p.recompute}-z${p.zero}${namedSchedule(p) ? `-${p.schedule}` : ''}`;
 }
 
 /** The plan's settings beyond the grid, in words. */

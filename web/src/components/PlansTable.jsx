@@ -2,10 +2,11 @@
 // (with the reason in the cell's title) rather than shown.
 import { bubbleFigure, mfuFigure, stepFigure } from './PlanSummary.jsx';
 import { epCell, fmtGb } from '../state/format.js';
+import { vppCell } from '../state/markdown.js';
 
 const COLUMNS = [
   ['#', 'rank, best first'], ['tp', 'tensor parallel: splits every layer (inside a node)'],
-  ['pp', 'pipeline parallel: stages of layers'], ['vpp', 'virtual stages (model chunks) per pipeline rank'],
+  ['pp', 'pipeline parallel: stages of layers'], ['vpp', 'virtual stages (model chunks) per pipeline rank, and the pipeline schedule when it is neither 1F1B nor interleaved'],
   ['dp', 'data parallel replicas'], ['cp', 'context parallel: splits the sequence'], ['ep', 'expert parallel (MoE); "etp 1" when each expert is split over fewer GPUs than TP (parallel folding)'],
   ['mb', 'micro-batch size (sequences)'], ['sp', 'sequence parallelism (splits LayerNorm and dropout activations over TP)'],
   ['recompute', 'activation recomputation'],
@@ -41,7 +42,7 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
                 <td>{caption ? i + 1 : (
                   <button type="button" class="row-pick" aria-pressed={isSel ? 'true' : 'false'}
                           aria-label={`Select plan ${i + 1}`} onClick={() => onSelect(i)}>{i + 1}</button>)}</td>
-                <td>{p.tp}</td><td>{p.pp}</td><td>{p.vpp}</td><td>{p.dp}</td><td>{p.cp}</td><td>{epCell(p)}</td>
+                <td>{p.tp}</td><td>{p.pp}</td><td>{vppCell(p)}</td><td>{p.dp}</td><td>{p.cp}</td><td>{epCell(p)}</td>
                 <td>{p.micro_batch}</td><td>{p.sequence_parallel ? 'on' : 'off'}</td><td>{p.recompute}</td><td>{p.zero}</td>
                 <td class={e.fits_in_memory ? '' : 'over'}>{fmtGb(e.memory_gb.total)}</td>
                 <Figure figure={bubbleFigure(e)} />

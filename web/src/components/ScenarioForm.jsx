@@ -3,8 +3,9 @@
 // defaults (scenario.js SCENARIO_DEFAULTS). Values stay as typed; the engine judges.
 // `onChange(patch, {history})`: selects and buttons are discrete actions ('push': Back undoes
 // them), typing replaces the current history entry.
+import { useEffect, useRef } from 'preact/hooks';
 import { Field } from './Field.jsx';
-import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MODEL_STYLE_BOOLEANS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, specToState, typed } from '../state/scenario.js';
+import { SCHEDULES, GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_BOOLEANS, MODEL_FIELDS, MODEL_STYLE_BOOLEANS, MOE_FIELDS, SCENARIO_DEFAULTS, UNPINNED, gpuOverrides, isPinned, presetToCustom, resolveGpu, specToState, typed } from '../state/scenario.js';
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
@@ -21,6 +22,8 @@ const SWITCHES = {
   f8r: [['delayed', 'delayed scaling'], ['current', 'current scaling'], ['blockwise', 'blockwise'], ['mxfp8', 'MXFP8 (Blackwell)']],
   osd: [['fp32', 'FP32 master and moments'], ['bf16', 'BF16 moments']],
 };
+/** The switches' section also holds these (its <details> opens when one of them is refused). */
+const SWITCH_SECTION_KEYS = [...Object.keys(SWITCHES), 'f8s', 'hr'];
 /** A select's options: empty (the default, said how), the values, and an unknown value as typed
  * (from a link or a file), so that the engine names it rather than the page dropping it. */
 const optionsWith = (defaultLabel, values, current) => [['', defaultLabel], ...values,
@@ -117,6 +120,12 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
   const moeOn = modelSpec && modelSpec.moe;
   const localOn = modelSpec && modelSpec.local_attention;
   const mambaOn = modelSpec && modelSpec.mamba;
+  // A refused switch is shown beside its control: its section opens (and stays as the user leaves it).
+  const switchesRef = useRef(null);
+  const switchRefused = SWITCH_SECTION_KEYS.some((k) => errors[k]);
+  useEffect(() => {
+    if (switchRefused && switchesRef.current) switchesRef.current.open = true;
+  }, [switchRefused]);
 
   return (
     <form class="scenario" onSubmit={(e) => e.preventDefault()} aria-label="Scenario">
@@ -240,12 +249,16 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <Field id="f-tokens" label="Token budget (tokens)" value={state.tokens} placeholder="optional, e.g. 300B or 15T" kind="tokens"
                  onInput={(v) => onChange({ tokens: v })} error={err('tokens')} hint="for days to train" />
         </div>
-        <details>
+        <details ref={switchesRef} data-testid="switches">
           <summary>The framework's switches (each overridable)</summary>
           <div class="grid">
             {Object.keys(SWITCHES).map((k) => (
               <Field key={k} id={`f-${k}`} label={FIELD_LABELS[k]} value={state[k] || ''} options={switchOptions(k, state[k])}
                      onInput={(v) => onChange({ [k]: v }, PUSH)} error={err(k)} />))}
+            <Field id="f-f8s" label={FIELD_LABELS.f8s} value={state.f8s || ''}
+                   options={optionsWith('default (off)', ON_OFF, state.f8s)}
+                   onInput={(v) => onChange({ f8s: v }, PUSH)} error={err('f8s')}
+                   hint="SwiGLU models only: half the bytes of its saved input (NeMo sets it; Megatron-LM has no flag)" />
             <Field id="f-hr" label={FIELD_LABELS.hr} value={state.hr || ''} inputMode="decimal" kind="decimal" placeholder="0.10 (default)"
                    onInput={(v) => onChange({ hr: v })} error={err('hr')} hint="share of HBM the search keeps free" />
           </div>
@@ -270,12 +283,19 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <button type="button" class="link unpin" onClick={unpinAll}>Unpin all (search every layout)</button>
         ) : <p class="field-hint">Every layout is searched; fill a field to pin it.</p>}
         <div class="grid pins">
-          {PIN_FIELDS.map(([k, label]) => (
+          {PIN_FIELDS.map(([k, label]) => [
             <Field key={k} id={`f-${k}`} label={label} value={state[k]}
                    placeholder={k === 'rcm' ? 'core_attn (default); e.g. layernorm, moe_act'
                      : k === 'dp' && state.tp !== '' && state.pp !== '' ? 'follows the GPUs' : SEARCHED}
                    inputMode={k === 'rcm' ? 'text' : undefined} wide={k === 'rcm'}
-                   onInput={(v) => onChange({ [k]: v })} error={err(k)} />))}
+                   onInput={(v) => onChange({ [k]: v })} error={err(k)} />,
+            // The pipeline schedule beside the chunks per stage it runs with.
+            k === 'vpp' ? (
+              <Field key="sched" id="f-sched" label="Pipeline schedule" value={state.sched || ''}
+                     options={optionsWith(`${SEARCHED} (the framework's)`, SCHEDULES, state.sched)}
+                     onInput={(v) => onChange({ sched: v }, PUSH)} error={err('sched')}
+                     hint="empty: one the framework runs (Megatron-Core: 1F1B, interleaved with VPP > 1)" />
+            ) : null])}
           <Field id="f-sp" label="Sequence parallel" value={state.sp}
                  options={[['', SEARCHED], ['true', 'on'], ['false', 'off'], ...(['', 'true', 'false'].includes(state.sp) ? [] : [[state.sp, state.sp]])]}
                  onInput={(v) => onChange({ sp: v }, PUSH)} error={err('sp')} />

@@ -4,6 +4,7 @@
 // `plan --top 1`, is the accuracy tables' figure for that run (docs/accuracy.md).
 
 import { groupDigits } from '../state/format.js';
+import { scheduleName } from '../state/messages.js';
 
 const files = import.meta.glob('../../../examples/*.json', { eager: true, import: 'default' });
 
@@ -57,6 +58,7 @@ export function changesFrom(asRun, best, asRunDoc, bestDoc) {
   if (a.recompute !== b.recompute) out.push(`recompute ${b.recompute}`);
   if (a.micro_batch !== b.micro_batch) out.push(`micro-batch ${b.micro_batch}`);
   if ((a.vpp || 1) !== (b.vpp || 1)) out.push(`virtual stages ${b.vpp}`);
+  if (a.schedule !== b.schedule && b.schedule) out.push(`${scheduleName(b.schedule)} schedule`);
   return out;
 }
 

@@ -36,8 +36,15 @@ export const FIELD_LABELS = {
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',
-  osub: 'Oversubscription',
+  osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8',
 };
+
+/** Pipeline schedules (parallel.schedule) by their short names, as plans and launch lines say them. */
+export const SCHEDULE_NAMES = { '1f1b': '1F1B', interleaved: 'interleaved 1F1B', 'zb-h1': 'ZB-H1', 'zb-v': 'ZB-V', dualpipe: 'DualPipe', dualpipev: 'DualPipeV' };
+/** A schedule's short name ('dualpipe' -> 'DualPipe'; an unknown one as the engine spells it). */
+export const scheduleName = (id) => SCHEDULE_NAMES[id] || String(id);
+/** Whether a plan's schedule is other than the two every framework runs (1F1B, interleaved), so worth naming. */
+export const namedSchedule = (p) => Boolean(p && p.pp > 1 && p.schedule && p.schedule !== '1f1b' && p.schedule !== 'interleaved');
 
 /** The label of a form field key ('gpus', 'model.hidden', 'gpu.memory_gb'). */
 export function labelOf(field) {
@@ -107,6 +114,10 @@ export const REASONS = {
   'plan.etp_not_divisible': ['the expert width does not split over ETP', ['etp']],
   'plan.etp_without_moe': ['expert tensor parallelism needs a mixture-of-experts model', ['etp']],
   'plan.ep_without_moe': ['expert parallelism needs a mixture-of-experts model', ['ep']],
+  'plan.schedule_vpp': ['the pipeline schedule does not run this many virtual stages (VPP)', ['sched', 'vpp']],
+  'plan.schedule_needs_pp': ['the pipeline schedule needs more than one pipeline stage', ['sched', 'pp']],
+  'plan.schedule_pp': ['DualPipe needs an even number of pipeline stages', ['pp', 'sched']],
+  'plan.schedule_microbatches': ['the pipeline schedule needs more micro-batches per step (at least 2 × PP)', ['sched', 'mbs', 'dp']],
   'plan.out_of_memory': ['it does not fit in GPU memory', ['rc', 'zero', 'pp', 'tp', 'mbs', 'cp']],
   'plan.infeasible': ['no configuration is valid', []],
 };

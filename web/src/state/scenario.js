@@ -22,7 +22,7 @@ export const withDefault = (state, key) => (state[key] === '' || state[key] === 
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
 export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal', hr: 'decimal' };
 /** Fields that are true or false in the scenario (the form's select says 'true' or 'false'). */
-const BOOLEAN_KEYS = new Set(['rail', 'epov', 'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg']);
+export const BOOLEAN_KEYS = new Set(['rail', 'epov', 'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8s']);
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */
@@ -32,10 +32,13 @@ export const PATHS = {
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep', etp: '/parallel/etp',
   rcl: '/parallel/recompute_layers', rcm: '/parallel/recompute_modules', fsl: '/parallel/first_stage_layers', lsl: '/parallel/last_stage_layers',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
-  rc: '/parallel/recompute', zero: '/parallel/zero',
+  rc: '/parallel/recompute', zero: '/parallel/zero', sched: '/parallel/schedule',
   ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
-export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl'];
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'sched', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl'];
+/** parallel.schedule's values (json_io.cpp kSchedules), each with its name in words. */
+export const SCHEDULES = [['1f1b', '1F1B'], ['interleaved', 'Interleaved 1F1B'], ['zb-h1', 'Zero bubble ZB-H1'],
+  ['zb-v', 'Zero bubble ZB-V (V shape, vpp 2)'], ['dualpipe', 'DualPipe (DeepSeek-V3)'], ['dualpipev', 'DualPipeV (V shape, vpp 2)']];
 /** Every parallel field empty: the search is free. */
 export const UNPINNED = Object.freeze(Object.fromEntries(PARALLEL_KEYS.map((k) => [k, ''])));
 /** Whether a state pins any parallel field. */
@@ -123,7 +126,7 @@ export function toScenario(state) {
     if (k === 'sp') parallel[name] = v === 'true' ? true : v === 'false' ? false : v;
     // Recompute modules: "layernorm, moe_act" -> ["layernorm", "moe_act"] (the engine names a bad one).
     else if (k === 'rcm') parallel[name] = v.split(',').map((m) => m.trim()).filter((m) => m !== '');
-    else if (k === 'rc') parallel[name] = v;
+    else if (k === 'rc' || k === 'sched') parallel[name] = v;
     else parallel[name] = typed(v);
   }
   if (Object.keys(parallel).length) doc.parallel = parallel;

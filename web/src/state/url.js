@@ -41,13 +41,21 @@ export const TRAINING_FIELDS = {
   opg: ['training', 'overlap_param_gather'], tpo: ['training', 'tp_comm_overlap'],
   gr32: ['training', 'grad_reduce_in_fp32'], cg: ['training', 'cuda_graphs'], f8r: ['training', 'fp8_recipe'],
   osd: ['training', 'optimizer_state_dtype'], hr: ['training', 'memory_headroom'],
+  // SwiGLU's input kept in FP8 for the backward (Megatron-Core's TransformerConfig field; added
+  // after v1 shipped, appended so old links encode as before): empty is off.
+  f8s: ['training', 'activation_func_fp8_input_store'],
 };
 /** Every optional field with a key of its own: key -> path in the scenario. */
 export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
-/** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). */
+/** What liftReportFields moves out of `x`: the fields above, and parallel.schedule, which a page
+ * from before its key carried in `x` (an example file that names a schedule). */
+const LIFTED_FIELDS = { ...EXTRA_FIELDS, sched: ['parallel', 'schedule'] };
+/** Scenario keys in their fixed order (hash stability: encode(decode(h)) === h). Keys added after
+ * v1 shipped go at the end (`sched`: parallel.schedule, empty = the engine's, from vpp), so a link
+ * without them encodes exactly as before. */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
   'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
-  ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS)];
+  ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS), 'sched'];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report', 'calibrate'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
@@ -66,7 +74,7 @@ export const DEFAULT_STATE = Object.freeze({
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
   fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', rcm: '', fsl: '', lsl: '',
-  x: null, ...UI_DEFAULTS,
+  f8s: '', sched: '', x: null, ...UI_DEFAULTS,
 });
 
 /** A state with every scenario field empty (what a readable link starts from). */
@@ -85,7 +93,7 @@ export function liftReportFields(state) {
   if (!state.x) return state;
   const x = JSON.parse(JSON.stringify(state.x));
   const out = { ...state };
-  for (const [key, path] of Object.entries(EXTRA_FIELDS)) {
+  for (const [key, path] of Object.entries(LIFTED_FIELDS)) {
     const parents = [x];
     for (const name of path.slice(0, -1)) {
       const parent = parents[parents.length - 1];

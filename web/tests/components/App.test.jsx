@@ -125,6 +125,35 @@ describe('editing', () => {
     expect(store.scenario.value.model.moe).toMatchObject({ experts: 8, top_k: 2, expert_ffn_hidden: 49152 });
   });
 
+  it('the FP8 SwiGLU input switch on a GeLU model: the engine\'s refusal beside the control, its section opened', async () => {
+    const store = await openPage();
+    const control = await screen.findByLabelText('SwiGLU input stored in FP8', {}, { timeout: 15000 });
+    expect(control.closest('details').open).toBe(false);
+    fireEvent.change(control, { target: { value: 'true' } });
+    await waitFor(() => expect(control.getAttribute('aria-invalid')).toBe('true'));
+    expect(store.scenario.value.training.activation_func_fp8_input_store).toBe(true);
+    const error = document.getElementById(control.getAttribute('aria-describedby')).textContent;
+    expect(error).toMatch(/SwiGLU input stored in FP8 stores SwiGLU's input in FP8, but the model's activation is gelu/);
+    await waitFor(() => expect(control.closest('details').open).toBe(true));
+    // Set either way it is refused on this model; its default (off) is what the model runs.
+    fireEvent.change(control, { target: { value: '' } });
+    await waitFor(() => expect(control.getAttribute('aria-invalid')).toBeNull());
+    expect('activation_func_fp8_input_store' in store.scenario.value.training).toBe(false);
+  });
+
+  it('the pipeline schedule beside VPP: a pinned DualPipe plan names its schedule; "unpin all" clears it', async () => {
+    const store = await openPage();
+    const select = await screen.findByLabelText('Pipeline schedule', {}, { timeout: 15000 });
+    expect(select.value).toBe('');
+    expect([...select.options].map((o) => o.value)).toEqual(['', '1f1b', 'interleaved', 'zb-h1', 'zb-v', 'dualpipe', 'dualpipev']);
+    fireEvent.change(select, { target: { value: 'dualpipe' } });
+    expect(store.scenario.value.parallel.schedule).toBe('dualpipe');
+    await waitFor(() => expect(screen.getByTestId('plan-layout').textContent).toBe('TP 8 · PP 8 (DualPipe) · DP 16'), { timeout: 20000 });
+    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    expect(store.state.value.sched).toBe('');
+    expect('parallel' in store.scenario.value).toBe(false);
+  });
+
   it('script-like input is shown as text, never as markup', async () => {
     const store = await openPage();
     const evil = '<img src=x onerror="window.__pwned=1">';

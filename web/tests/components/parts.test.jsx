@@ -86,6 +86,54 @@ describe('LaunchPanel', () => {
     fireEvent.click(screen.getByTestId('reprice'));
     expect(priced).toEqual(['megatron-core', 'torchtitan']);
   });
+  it('a schedule the framework does not run: one click prices the plan with one it runs (1F1B, or interleaved with v > 1)', () => {
+    const refusal = (code, parallel) => ({ format: 'nemo', text: '', plan: { parallel: { tp: 1, pp: 16, dp: 128, cp: 1, ep: 64, micro_batch: 1, recompute: 'selective', zero: 1, ...parallel } },
+      problems: [{ code, message: 'the plan is priced with the dualpipe schedule; this framework runs 1F1B and interleaved 1F1B only. Set parallel.schedule to one it runs (or leave it to the search)' }] });
+    const fixes = [];
+    render(<LaunchPanel format="nemo" onFormat={() => {}} launch={{ format: 'nemo', response: refusal('megatron.schedule_unsupported', { vpp: 1, schedule: 'dualpipe' }) }}
+                        onFix={(patch) => fixes.push(patch)} />);
+    expect(screen.getByTestId('launch-fix-schedule').textContent).toContain('priced with the DualPipe schedule, which Megatron-Core does not run');
+    expect(screen.getByText(/^For the plan TP 1 · PP 16 \(DualPipe\) · DP 128 · EP 64,/)).toBeTruthy();
+    fireEvent.click(screen.getByTestId('fix-schedule'));
+    expect(screen.getByTestId('fix-schedule').textContent).toBe('Price this plan with 1F1B');
+    cleanup();
+    render(<LaunchPanel format="torchtitan" onFormat={() => {}} launch={{ format: 'torchtitan', response: refusal('torchtitan.schedule_unsupported', { vpp: 2, schedule: 'dualpipev' }) }}
+                        onFix={(patch) => fixes.push(patch)} />);
+    expect(screen.getByTestId('launch-fix-schedule').textContent).toContain('which torchtitan does not run');
+    fireEvent.click(screen.getByTestId('fix-schedule'));
+    expect(fixes).toEqual([{ sched: '1f1b' }, { sched: 'interleaved' }]);
+    cleanup();
+    // DeepSpeed runs 1F1B only, one chunk per rank: a V plan's two chunks are left to the search.
+    render(<LaunchPanel format="deepspeed" onFormat={() => {}} launch={{ format: 'deepspeed', response: refusal('deepspeed.schedule_unsupported', { vpp: 2, schedule: 'zb-v' }) }}
+                        onFix={(patch) => fixes.push(patch)} />);
+    expect(screen.getByTestId('launch-fix-schedule').textContent).toContain('priced with the ZB-V schedule, which DeepSpeed does not run');
+    fireEvent.click(screen.getByTestId('fix-schedule'));
+    expect(fixes[2]).toEqual({ sched: '1f1b', vpp: '' });
+    cleanup();
+    // Without a way to apply it (an embed), no button.
+    render(<LaunchPanel format="nemo" onFormat={() => {}} launch={{ format: 'nemo', response: refusal('megatron.schedule_unsupported', { vpp: 1, schedule: 'zb-v' }) }} />);
+    expect(screen.queryByTestId('fix-schedule')).toBeNull();
+  });
+
+  it('the FP8 SwiGLU input store: Megatron-LM offers NeMo (which sets it) or the switch off; torchtitan and DeepSpeed the switch off', () => {
+    const response = (format, code) => ({ format, text: '', problems: [{ code, message: 'set training.activation_func_fp8_input_store false' }] });
+    const fixes = [];
+    const formats = [];
+    render(<LaunchPanel format="megatron" onFormat={(f) => formats.push(f)} onFix={(patch) => fixes.push(patch)}
+                        launch={{ format: 'megatron', response: response('megatron', 'megatron.activation_fp8_store_no_flag') }} />);
+    fireEvent.click(screen.getByTestId('fix-nemo'));
+    fireEvent.click(screen.getByTestId('fix-f8s'));
+    expect(formats).toEqual(['nemo']);
+    expect(fixes).toEqual([{ f8s: '' }]);
+    for (const [format, code] of [['torchtitan-toml', 'torchtitan.activation_fp8_store'], ['deepspeed', 'deepspeed.activation_fp8_store']]) {
+      cleanup();
+      render(<LaunchPanel format={format} onFormat={() => {}} onFix={(patch) => fixes.push(patch)} launch={{ format, response: response(format, code) }} />);
+      expect(screen.queryByTestId('fix-nemo')).toBeNull();
+      fireEvent.click(screen.getByTestId('fix-f8s'));
+    }
+    expect(fixes).toEqual([{ f8s: '' }, { f8s: '' }, { f8s: '' }]);
+  });
+
   it('names each refusal with the framework source line that states it, and shows warnings', () => {
     const response = {
       format: 'deepspeed', text: '',

@@ -65,6 +65,28 @@ describe('PipelineTimeline', () => {
     expect(screen.queryByTestId('timeline')).toBeNull();
   });
 
+  it('names a schedule it does not draw and says why in the engine\'s words (DualPipe)', () => {
+    const dual = { tp: 1, pp: 16, vpp: 1, dp: 128, schedule: 'dualpipe' };
+    const pipe = { microbatches: 120, bubble_ratio: 0.0727, bubble_fraction: 0.0678, schedule: 'dualpipe' };
+    render(<PipelineTimeline parallel={dual} pipeline={pipe}
+                             schedule={{ response: { schedule: { drawn: false, schedule: 'dualpipe', pp: 16, vpp: 1, microbatches: 120,
+                               reason: 'the timeline draws 1F1B and interleaved 1F1B; the dualpipe schedule is priced by its bubble formula: 6.8% of the step idles' } } }} />);
+    expect(screen.getByRole('heading').textContent).toBe('Pipeline schedule: DualPipe, p = 16, m = 120');
+    expect(screen.getByTestId('timeline-not-drawn').textContent)
+      .toBe('No timeline: the timeline draws 1F1B and interleaved 1F1B; the dualpipe schedule is priced by its bubble formula: 6.8% of the step idles.');
+    // Not 1F1B's (p−1)/m: the engine's figure, by the schedule's own formula.
+    const line = screen.getByTestId('bubble-line').textContent;
+    expect(line).toContain('6.8% of the step, by the DualPipe schedule\'s bubble formula');
+    expect(line).not.toContain('(p−1)');
+    expect(screen.queryByTestId('timeline')).toBeNull();
+  });
+
+  it('does not draw an answer for another schedule at the same p, v and m', () => {
+    render(<PipelineTimeline parallel={{ ...parallel, schedule: 'zb-h1' }} pipeline={pipeline} schedule={answer({ schedule: '1f1b' })} />);
+    expect(screen.queryByTestId('timeline')).toBeNull();
+    expect(screen.getByRole('status').textContent).toContain('Drawing the schedule');
+  });
+
   it('does not draw an answer for another plan', () => {
     render(<PipelineTimeline parallel={{ ...parallel, pp: 4 }} pipeline={pipeline} schedule={answer()} />);
     expect(screen.queryByTestId('timeline')).toBeNull();
