@@ -243,9 +243,11 @@ std::vector<ReportFormula> formulas() {
        "Rajbhandari et al. 2020 (ZeRO) §3.1, §5; Megatron-Core distributed optimizer"},
       {2, "Activations per GPU",
        "per layer s/c·b·h·(10 + 24/t + …) bytes (Korthikanti Table 2, generalised to GQA/SwiGLU; "
-       "all /t with SP; 2·s·b·h/c with full recompute) + 4·k·h per token on MoE layers, times the "
-       "layer-micro-batches in flight (1F1B: p on stage 0, interleaved ×(1 + (p−1)/(p·v)))",
-       "Korthikanti et al. 2022 §4, eq. 1–2; Narayanan et al. 2021 §2.2"},
+       "all /t with SP; 2·s·b·h/c with full recompute) + 2·k·h per token on MoE layers (+ the k "
+       "expert outputs where the framework scales after the experts), times the layer-micro-batches "
+       "in flight (1F1B and ZB-H1: p on stage 0, interleaved ×(1 + (p−1)/(p·v)), ZB-V p, DualPipe "
+       "p + 1 of a stage)",
+       "Korthikanti et al. 2022 §4, eq. 1–2; Narayanan et al. 2021 §2.2; DeepSeek-AI 2024 Table 2"},
       {3, "TP bytes per GPU per step",
        "m · L_stage · 4 (6 with full recompute) collectives · 2(t−1)/t · (b·s/c·h·2)",
        "Narayanan et al. 2021 §3.2 (2 all-reduces per pass); Korthikanti et al. 2022 §4.2.2 (SP)"},
@@ -267,9 +269,10 @@ std::vector<ReportFormula> formulas() {
        "bytes / (line rate × NCCL efficiency): NVLink × 0.8, network × 0.92",
        "NVIDIA/nccl-tests#212, #290"},
       {9, "Step time",
-       "m·(t_f + t_b) + recompute + exposed TP/CP/EP/PP/DP communication + bubble (p−1)/v·(t_f+t_b) "
-       "+ optimizer, on the slowest stage",
-       "Narayanan et al. 2021 §2.2; pplan compute.h / estimate.h"},
+       "m·(t_f + t_b) + recompute + exposed TP/CP/EP/PP/DP communication + bubble + optimizer, on "
+       "the slowest stage; the bubble (p−1)/v·(t_f+t_b) for 1F1B, (p−1)(F+B−2W)/v for ZB-H1, "
+       "(p/2−1)(F&B+B−3W) for DualPipe (pipeline.h)",
+       "Narayanan et al. 2021 §2.2; Qi et al. 2023; DeepSeek-AI 2024 Table 2; pplan compute.h / estimate.h"},
       {10, "MFU", "model FLOPs per step / (step time · GPUs · dense peak)",
        "Chowdhery et al. 2022 (PaLM) App. B; Narayanan et al. 2021 eq. 3"},
       {11, "Tokens per day", "global batch · seq_len / step time · 86,400", "definition"},
@@ -420,8 +423,9 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
     s.id = "throughput";
     s.title = "Step time, MFU and time to train";
     const TimeBreakdown& t = plan.time;
-    s.text = "Slowest stage, " + format_fixed(plan.microbatches, 0) + " micro-batches per step, bubble " +
-             pct(plan.bubble_fraction) + ".";
+    s.text = "Slowest stage, " + format_fixed(plan.microbatches, 0) + " micro-batches per step" +
+             (p.pp > 1 ? std::string(" under the ") + schedule_name(p.schedule) + " schedule" : std::string()) +
+             ", bubble " + pct(plan.bubble_fraction) + ".";
     if (!plan.timed) {
       // A grid that is not the cluster has no step time: only the reason (estimate.cpp).
       s.text = "Not timed: tp·pp·dp·cp = " + std::to_string(1LL * p.tp * p.pp * p.dp * p.cp) +
