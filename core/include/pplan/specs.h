@@ -66,6 +66,9 @@ enum class ScheduleKind { kOneFOneB, kInterleaved, kZbH1, kZbV, kDualPipe, kDual
 inline constexpr ScheduleKind kScheduleKinds[] = {ScheduleKind::kOneFOneB, ScheduleKind::kInterleaved,
                                                   ScheduleKind::kZbH1,     ScheduleKind::kZbV,
                                                   ScheduleKind::kDualPipe, ScheduleKind::kDualPipeV};
+/// 1F1B and interleaved 1F1B: the bubble (p−1)/(v·m) of the stage time, the schedules every
+/// Megatron-family framework runs and the timeline draws.
+constexpr bool is_one_f_one_b(ScheduleKind s) { return s == ScheduleKind::kOneFOneB || s == ScheduleKind::kInterleaved; }
 /// V-shaped schedules: each rank runs two chunks, the first and the mirrored last (vpp = 2).
 constexpr bool is_v_shape(ScheduleKind s) { return s == ScheduleKind::kZbV || s == ScheduleKind::kDualPipeV; }
 /// DualPipe and DualPipeV overlap one micro-batch's forward with another's backward: the MoE
@@ -333,6 +336,21 @@ inline long long expert_dp(const ParallelConfig& p) {
   const long long grid = 1LL * expert_tp(p) * (p.ep > 0 ? p.ep : 1);
   const long long stage = 1LL * p.tp * p.cp * p.dp;
   return stage >= grid ? stage / grid : 1;
+}
+
+/**
+ * The code of the rule `m` micro-batches per step break for `schedule` on `pp` ranks, or nullptr:
+ * Megatron's interleaving needs m >= pp and m % pp == 0 (plan.vpp_microbatches,
+ * schedules.py:1173); DualPipe an even m >= 2·pp (deepseek-ai/DualPipe 3da1bbe dualpipe.py:333),
+ * DualPipeV m >= 2·pp (dualpipev.py:318) (plan.schedule_microbatches). Example: interleaved,
+ * pp 8, m 12 -> plan.vpp_microbatches.
+ */
+inline const char* schedule_microbatch_problem(ScheduleKind schedule, int pp, long long m) {
+  if (pp <= 1) return nullptr;
+  if (schedule == ScheduleKind::kInterleaved) return m >= pp && m % pp == 0 ? nullptr : "plan.vpp_microbatches";
+  if (schedule == ScheduleKind::kDualPipe && (m < 2LL * pp || m % 2 != 0)) return "plan.schedule_microbatches";
+  if (schedule == ScheduleKind::kDualPipeV && m < 2LL * pp) return "plan.schedule_microbatches";
+  return nullptr;
 }
 
 /// The parts of a strategy the user pinned; everything unset is searched.

@@ -531,7 +531,7 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
       return true;
     }
     // With the default group size PP: m >= PP and m % PP == 0 (schedules.py).
-    if (p.pp > 1 && p.schedule == ScheduleKind::kInterleaved && (f.microbatches < p.pp || f.microbatches % p.pp != 0) &&
+    if (p.schedule == ScheduleKind::kInterleaved && schedule_microbatch_problem(p.schedule, p.pp, f.microbatches) &&
         sink.add("megatron.vpp_microbatches",
                  "the interleaved schedule needs the {} micro-batches per step to be a multiple "
                  "of PP = {} (Megatron-LM d98e8a64 pipeline_parallel/schedules.py)",
@@ -1301,8 +1301,7 @@ const char* first_framework_problem(LaunchFramework framework, const Scenario& s
 bool framework_runs_schedule(LaunchFramework framework, ScheduleKind schedule, int vpp) {
   switch (framework) {
     case LaunchFramework::kMegatron:
-    case LaunchFramework::kNemo:
-      return schedule == ScheduleKind::kOneFOneB || schedule == ScheduleKind::kInterleaved;
+    case LaunchFramework::kNemo: return is_one_f_one_b(schedule);
     case LaunchFramework::kTorchtitan:
     case LaunchFramework::kTorchtitanToml:
       return schedule != ScheduleKind::kDualPipe && !(schedule == ScheduleKind::kZbH1 && vpp < 2);

@@ -160,7 +160,7 @@ ordered_json schedule_json(const Estimate& plan) {
   const bool whole = m >= 1 && std::floor(m) == m;
   const int v = plan.parallel.vpp;
   const ScheduleKind kind_of_schedule = plan.parallel.schedule;
-  const bool simulated = kind_of_schedule == ScheduleKind::kOneFOneB || kind_of_schedule == ScheduleKind::kInterleaved;
+  const bool simulated = is_one_f_one_b(kind_of_schedule);
   const PipelineSchedule s = whole && simulated ? pipeline_schedule(plan.parallel.pp, v, static_cast<long long>(m))
                                                 : PipelineSchedule{};
   ordered_json j;

@@ -58,9 +58,9 @@ static std::string str(long long v) { return std::to_string(v); }
 
 namespace {
 
-/// The schedule's own rules: its chunks per rank (vpp), a pipeline to run on, and DualPipe's
-/// micro-batch counts (deepseek-ai/DualPipe 3da1bbe dualpipe/dualpipe.py:332-333, ranks even and
-/// an even count of at least 2·ranks; dualpipev.py:318, at least 2·ranks).
+/// The schedule's own rules: its chunks per rank (vpp), a pipeline to run on, DualPipe's even
+/// ranks (deepseek-ai/DualPipe 3da1bbe dualpipe/dualpipe.py:332) and its micro-batch counts
+/// (specs.h schedule_microbatch_problem).
 template <typename Visit>
 void visit_schedule(const Scenario& scenario, const ParallelConfig& p, Visit&& visit) {
   const ScheduleKind schedule = p.schedule;
@@ -87,7 +87,7 @@ void visit_schedule(const Scenario& scenario, const ParallelConfig& p, Visit&& v
       visit("plan.schedule_pp", Severity::kError,
             [&] { return "DualPipe pairs ranks from both ends: pp = " + std::to_string(p.pp) + " must be even"; });
     }
-    if (m < 2LL * p.pp || (dualpipe && m % 2 != 0)) {
+    if (schedule_microbatch_problem(schedule, p.pp, m)) {
       visit("plan.schedule_microbatches", Severity::kError, [&] {
         return name + " needs at least 2·pp = " + std::to_string(2 * p.pp) + (dualpipe ? " micro-batches, an even count" : " micro-batches") +
                "; the step has " + std::to_string(m);
@@ -146,7 +146,7 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
       });
     }
     const long long m = per_step > 0 ? scenario.training.global_batch / per_step : 0;
-    if (p.pp > 1 && p.schedule == ScheduleKind::kInterleaved && (m < p.pp || m % p.pp != 0)) {
+    if (p.schedule == ScheduleKind::kInterleaved && schedule_microbatch_problem(p.schedule, p.pp, m)) {
       visit("plan.vpp_microbatches", kErr, [&] {
         return "the interleaved schedule needs the " + str(m) +
                " micro-batches to be a multiple of pp = " + str(p.pp);
@@ -668,7 +668,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const StagePasses passes{slowest.forward_s, slowest.backward_s + slowest.recompute_s + slowest.extra_s,
                            0.5 * sum.gemm_backward_s};
   t.bubble_s = pipeline_bubble_s(p.schedule, p.pp, p.vpp, passes);
-  if (p.schedule != ScheduleKind::kOneFOneB && p.schedule != ScheduleKind::kInterleaved && p.pp > 1) {
+  if (!is_one_f_one_b(p.schedule) && p.pp > 1) {
     // The zero-bubble and DualPipe bubbles depend on F, B and W: their shares come from the times.
     const double busy_s = m * slowest.total_s();
     e.bubble_ratio = busy_s > 0 ? t.bubble_s / busy_s : 0.0;

@@ -266,7 +266,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
               gb(best.memory.capacity_bytes) + " per GPU).";
     pp_title = "No pipeline";
   }
-  if (p.pp > 1 && (p.schedule == ScheduleKind::kOneFOneB || p.schedule == ScheduleKind::kInterleaved)) {
+  if (p.pp > 1 && is_one_f_one_b(p.schedule)) {
     pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches" +
                (p.vpp > 1 ? ", " + num(p.vpp) + " virtual stages per GPU" : "") + ": the bubble is " +
                pct(best.bubble_fraction) + " of the step ((p−1)/" + (p.vpp > 1 ? "(v·m)" : "m") + " = " +

@@ -390,18 +390,10 @@ class SearchPass {
     stats().configs_evaluated += count;
   }
 
-  /// The schedule's micro-batch rule (estimate.cpp visit_structure): Megatron's interleaving
-  /// needs m >= pp and m % pp == 0; DualPipe an even m >= 2·pp, DualPipeV m >= 2·pp.
-  const char* schedule_microbatch_problem(const ParallelConfig& base, int mb, const PipelineOption& option) const {
+  /// The schedule's micro-batch rule at micro-batch `mb` (specs.h, as evaluate checks it).
+  const char* microbatch_problem(const ParallelConfig& base, int mb, const PipelineOption& option) const {
     const long long m = scenario_.training.global_batch / (1LL * base.dp * mb);
-    if (option.schedule == ScheduleKind::kInterleaved) {
-      return m >= base.pp && m % base.pp == 0 ? nullptr : "plan.vpp_microbatches";
-    }
-    if (overlaps_forward_backward(option.schedule)) {
-      const bool ok = m >= 2LL * base.pp && (option.schedule != ScheduleKind::kDualPipe || m % 2 == 0);
-      return ok ? nullptr : "plan.schedule_microbatches";
-    }
-    return nullptr;
+    return schedule_microbatch_problem(option.schedule, base.pp, m);
   }
 
   /// The (schedule, vpp) pairs to try: the pinned schedule, or the framework's own schedules
@@ -550,7 +542,7 @@ class SearchPass {
       std::vector<const LayerEntry*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
       for (const PipelineOption& option : g.pipelines) {
         const int vpp = option.vpp;
-        if (const char* problem = schedule_microbatch_problem(g.base, mb, option)) {
+        if (const char* problem = microbatch_problem(g.base, mb, option)) {
           reject(problem, g.inner_per_vpp);
           all_checked = false;
           continue;
@@ -606,7 +598,7 @@ class SearchPass {
         // Memory grows with the micro-batch: nothing larger fits either.
         for (std::size_t later = mb_index + 1; later < g.micro_batches.size(); ++later) {
           for (const PipelineOption& option : g.pipelines) {
-            const char* problem = schedule_microbatch_problem(g.base, g.micro_batches[later], option);
+            const char* problem = microbatch_problem(g.base, g.micro_batches[later], option);
             reject(problem ? problem : "plan.out_of_memory", g.inner_per_vpp);
           }
         }
@@ -739,8 +731,7 @@ class SearchPass {
       // A DualPipe rank's layers are two stages' (each micro-batch runs one); the zero-bubble and
       // DualPipe bubbles can be near zero, so only 1F1B's counts toward the bound.
       if (p.schedule == ScheduleKind::kDualPipe) stage_s *= 0.5;
-      const bool standard = p.schedule == ScheduleKind::kOneFOneB || p.schedule == ScheduleKind::kInterleaved;
-      const double bound = (m + (standard ? (p.pp - 1.0) / p.vpp : 0.0)) * stage_s;
+      const double bound = (m + (is_one_f_one_b(p.schedule) ? (p.pp - 1.0) / p.vpp : 0.0)) * stage_s;
       if (bound > threshold_s) {
         if (const char* code = first_structural_error(scenario_, p, g.split)) {
           reject(code, 1);
