@@ -161,6 +161,9 @@ std::string plan_text(const json& a) {
          (a.contains("timing")
               ? " in " + format_significant(number(a["timing"], "elapsed_ms"), 3) + " ms"
               : "") +
+         (s.value("configs_pruned", 0LL) > 0
+              ? ", " + grouped(s.value("configs_pruned", 0LL)) + " ruled out by a step-time floor"
+              : "") +
          ", " + grouped(s.value("feasible", 0LL)) + " feasible" +
          (s.value("capped", false) ? " (capped: " + s.value("capped_reason", std::string()) + ")"
                                    : "") +

@@ -11,6 +11,11 @@
 
 #include "../support/scenario_files.h"
 #include "pplan/framework/rules.h"
+#include "pplan/model/architecture.h"
+#include "pplan/model/compute.h"
+#include "pplan/model/estimate.h"
+#include "pplan/model/kernels.h"
+#include "pplan/model/placement.h"
 #include "pplan/report/explain.h"
 #include "pplan/search/search.h"
 
@@ -267,6 +272,97 @@ TEST(CappedSearch, MoeWith55440ExpertsFindsAPlan) {
   }
   if (r.stats.capped) {
     EXPECT_NE(explain(s, r).thirty_second_answer.find("stopped early"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace pplan
+
+// The search prunes with floors (compute.h layer_time_floor_s, expert_dispatch_floor_s): they
+// must lie under every expert layout's and recompute kind's real layer time, or a pruned layout
+// could have won. Checked over DeepSeek-V3's and Mixtral's layouts on H100 nodes of 8.
+namespace pplan {
+namespace {
+
+TEST(SearchFloor, LiesUnderEveryExpertLayoutAndRecomputeKind) {
+  for (const char* model : {"deepseek-v3", "mixtral-8x7b"}) {
+    const Scenario s = scenario_from(std::string(R"({"model":")") + model + R"(",
+        "cluster":{"gpu":"h100-sxm","gpus":1024,"gpus_per_node":8},
+        "training":{"seq_len":4096,"global_batch":1024,"precision":"fp8"}})");
+    const int moe_layer = first_moe_layer(s.model);
+    ASSERT_GE(moe_layer, 0) << model;
+    int checked = 0;
+    for (int tp : {1, 2, 8}) {
+      for (int mb : {1, 4}) {
+        ParallelConfig p;
+        p.tp = tp;
+        p.pp = 4;
+        p.dp = 1024 / tp / 4;
+        p.micro_batch = mb;
+        p.sequence_parallel = tp > 1;
+        const double floor_s = layer_time_floor_s(s, p, moe_layer);
+        for (int ep = 1; ep <= s.model.moe->experts && ep <= p.dp * tp; ep *= 2) {
+          for (int etp : {tp, 1}) {
+            ParallelConfig q = p;
+            q.ep = ep;
+            q.etp = etp;
+            if (!expert_grid_tiles(q)) continue;
+            // The floor's FLOPs do not depend on ep or etp.
+            EXPECT_DOUBLE_EQ(layer_time_floor_s(s, q, moe_layer), floor_s) << model << " ep " << ep;
+            const double dispatch_s = expert_dispatch_floor_s(s, q, moe_layer);
+            for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+              q.recompute = kind;
+              const double real_s = layer_times(s, q, moe_layer).total_s();
+              EXPECT_LE(floor_s + dispatch_s, real_s)
+                  << model << " tp " << tp << " mb " << mb << " ep " << ep << " etp " << etp;
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+    EXPECT_GT(checked, 50) << model;
+  }
+}
+
+TEST(SearchFloor, GemmFloorIsTheFlopsAtTheFullTileRateAndNotVacuous) {
+  const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":8}})");
+  const Device device = device_of(s);
+  // 8192³ in BF16 on 132 SMs: 64·32 = 2,048 tiles of 128×256 in 16 waves (97% full), plus three
+  // 134 MB operands over HBM: gemm_s is at most ~15% above the floor, never below it.
+  const double floor_s = gemm_floor_s(8192, 8192, 8192, device, Precision::kBf16);
+  const double real_s = gemm_s(8192, 8192, 8192, device, Precision::kBf16);
+  EXPECT_LE(floor_s, real_s);
+  EXPECT_GT(floor_s, real_s / 1.2);
+  // A thin GEMM (64 rows) wastes most of each tile: far above its floor, still never below it.
+  EXPECT_LE(gemm_floor_s(64, 8192, 8192, device, Precision::kFp8), gemm_s(64, 8192, 8192, device, Precision::kFp8));
+}
+
+TEST(SearchFloor, PrunesMostOfDeepSeekV3WithoutChangingTheAnswer) {
+  const Scenario s = scenario_from(R"({"model":"deepseek-v3",
+      "cluster":{"gpu":"h100-sxm","gpus":2048,"gpus_per_node":8},
+      "training":{"seq_len":4096,"global_batch":15360,"precision":"fp8"}})");
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  EXPECT_FALSE(r.stats.capped);
+  // The floors rule out whole blocks and expert layouts before their memory is checked.
+  EXPECT_GT(r.stats.configs_pruned, r.stats.configs_evaluated / 4);
+  // No layout it pruned beats it: DeepSeek's published layout and its neighbours, evaluated
+  // outright, are no faster than the search's fastest.
+  const double fastest_s = r.fastest ? r.fastest->step_time_s : r.plans[0].step_time_s;
+  for (int ep : {8, 16, 32, 64}) {
+    for (Recompute kind : {Recompute::kSelective, Recompute::kFull}) {
+      ParallelConfig p;
+      p.tp = 1;
+      p.pp = 16;
+      p.dp = 128;
+      p.ep = ep;
+      p.zero = 1;
+      p.recompute = kind;
+      const Estimate e = evaluate(s, p);
+      if (e.feasible) EXPECT_GE(e.step_time_s, fastest_s * (1 - 1e-12)) << "ep " << ep;
+    }
   }
 }
 

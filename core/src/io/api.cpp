@@ -61,6 +61,7 @@ ordered_json search_stats_json(const SearchResult& result, const SearchOptions& 
   j["configs_evaluated"] = stats.configs_evaluated;
   j["configs_scored"] = stats.configs_scored;
   j["feasible"] = stats.feasible;
+  j["configs_pruned"] = stats.configs_pruned;
   j["rejected_by_reason"] = reasons;
   j["capped"] = stats.capped;
   if (stats.capped) j["capped_reason"] = capped_reason(result, options);

@@ -50,13 +50,14 @@ struct GemmTimes {
   double backward_s = 0;
 };
 
+/// `at_floor`: each GEMM at gemm_floor_s() instead (layer_time_floor_s).
 GemmTimes time_gemms(std::initializer_list<Gemm> gemms, const Device& device, Precision precision,
-                     double batch = 1.0) {
+                     double batch = 1.0, bool at_floor = false) {
+  const auto time = at_floor ? gemm_floor_s : gemm_s;
   GemmTimes t;
   for (const Gemm& g : gemms) {
-    t.forward_s += gemm_s(g.m, g.n, g.k, device, precision, batch);
-    t.backward_s += gemm_s(g.m, g.k, g.n, device, precision, batch) +
-                    gemm_s(g.k, g.n, g.m, device, precision, batch);
+    t.forward_s += time(g.m, g.n, g.k, device, precision, batch);
+    t.backward_s += time(g.m, g.k, g.n, device, precision, batch) + time(g.k, g.n, g.m, device, precision, batch);
   }
   return t;
 }
@@ -89,6 +90,7 @@ struct LayerContext {
   bool moe;         ///< this layer is an MoE layer
   double slowdown;  ///< calibration.overlap_slowdown
   LayerShares shares;  ///< the blocks an average layer holds (a hybrid's shares)
+  bool routed_at_floor = false;  ///< routed experts at gemm_floor_s() (layer_time_floor_s)
 };
 
 LayerContext layer_context(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
@@ -177,9 +179,11 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     const double etp = expert_tp(c.parallel);
     const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep * etp / t;
     const double experts_local = double(spec.experts) / c.parallel.ep;
+    // Their FLOPs, 2·max(1, tokens·top_k/experts)·experts·h·width·(up + 1)/tp, do not depend on
+    // ep or etp; only their tiles' efficiency does.
     const GemmTimes routed =
         time_gemms({{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
-                   c.device, precision, experts_local);
+                   c.device, precision, experts_local, c.routed_at_floor);
     add(l.gemms, routed);
     GemmTimes shared;
     if (spec.shared_experts > 0) {
@@ -289,6 +293,40 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   }
 }
 
+/// An MoE layer's dispatch and combine in one pass: the all-to-all of each GPU's
+/// tokens·top_k·h·2/tp bytes each way; with expert-TP, the received copies are all-gathered over
+/// the etp group before the experts and reduce-scattered after them (Megatron-Core
+/// MoEAlltoAllTokenDispatcher). The flex dispatcher (DeepEP) sends a token over the network once
+/// per remote node.
+double expert_dispatch_pass_s(const LayerContext& c) {
+  if (!c.moe) return 0.0;
+  const ParallelConfig& parallel = c.parallel;
+  const int domain_gpus = c.scenario.cluster.nvlink_domain_gpus;
+  double pass_s = 0;
+  if (parallel.ep > 1) {
+    const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
+    const MoeSpec& moe = *c.scenario.model.moe;
+    pass_s = c.scenario.training.moe_dispatcher == MoeDispatcher::kFlex
+                 ? 2.0 * deduplicated_all_to_all_s(c.messages.ep_bytes / moe.top_k, moe.top_k,
+                                                   remote_nodes_per_token(moe, ep_group.nodes), ep_group, c.device.gpu)
+                 : 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
+  }
+  const int etp = expert_tp(parallel);
+  if (etp > 1) {
+    const GroupPlacement etp_group = place_group(parallel, domain_gpus, Axis::kEtp);
+    pass_s += 2.0 * reduce_scatter_s(c.messages.ep_bytes * etp, etp_group, c.device.gpu);
+  }
+  return pass_s;
+}
+
+/// Whether one micro-batch's dispatch hides behind another's computation: Megatron's combined
+/// 1F1B (--overlap-moe-expert-parallel-comm) or DualPipe's overlapped F&B.
+bool hides_expert_dispatch(const LayerContext& c) {
+  const TrainingSpec& training = c.scenario.training;
+  return c.moe && c.parallel.ep > 1 &&
+         (training.overlap_moe_expert_parallel_comm || overlaps_f_and_b(training, c.parallel));
+}
+
 /// The exposed TP, CP and EP communication of the layer (lt's GEMM and attention times must be
 /// set: the overlapped collectives hide behind them). Returns the collectives issued per pass.
 double set_communication(const LayerContext& c, LayerTimes& lt) {
@@ -340,30 +378,10 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
       collectives_per_pass += c.shares.mamba * 6.0;
     }
   }
-  // MoE: all-to-all dispatch and combine of each GPU's tokens·top_k·h·2/tp bytes in each
-  // pass; with expert-TP, the received copies are all-gathered over the etp group before the
-  // experts and reduce-scattered after them (Megatron-Core MoEAlltoAllTokenDispatcher).
-  // The flex dispatcher (DeepEP) sends a token over the network once per remote node.
-  const TrainingSpec& training = c.scenario.training;
-  if (c.moe && parallel.ep > 1) {
-    const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
-    const MoeSpec& moe = *c.scenario.model.moe;
-    lt.ep_forward_s =
-        training.moe_dispatcher == MoeDispatcher::kFlex
-            ? 2.0 * deduplicated_all_to_all_s(c.messages.ep_bytes / moe.top_k, moe.top_k,
-                                              remote_nodes_per_token(moe, ep_group.nodes), ep_group, c.device.gpu)
-            : 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
-    collectives_per_pass += 2;
-  }
-  const int etp = expert_tp(parallel);
-  if (c.moe && etp > 1) {
-    const GroupPlacement etp_group = place_group(parallel, domain_gpus, Axis::kEtp);
-    lt.ep_forward_s += 2.0 * reduce_scatter_s(c.messages.ep_bytes * etp, etp_group, c.device.gpu);
-    collectives_per_pass += 2;
-  }
-  lt.ep_backward_s = lt.ep_forward_s;
-  if (c.moe && parallel.ep > 1 &&
-      (training.overlap_moe_expert_parallel_comm || overlaps_f_and_b(training, parallel))) {
+  // MoE: the dispatch and combine, both passes (expert_dispatch_pass_s).
+  lt.ep_forward_s = lt.ep_backward_s = expert_dispatch_pass_s(c);
+  if (c.moe) collectives_per_pass += (parallel.ep > 1 ? 2 : 0) + (expert_tp(parallel) > 1 ? 2 : 0);
+  if (hides_expert_dispatch(c)) {
     // Combined 1F1B, or DualPipe's overlapped F&B: one micro-batch's forward runs beside
     // another's backward, so each pass's dispatch and combine hide behind the other pass's
     // computation (steady state; the warm-up and cool-down passes are priced as overlapped
@@ -425,9 +443,10 @@ void set_mamba_kernels(const LayerContext& c, LayerTimes& lt) {
 
 }  // namespace
 
-LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
-                       GemmMemo* gemm_memo) {
-  const LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
+namespace {
+
+/// A layer's GEMMs, attention core, streaming and Mamba kernels (no communication, no host).
+LayerTimes layer_kernels(const LayerContext& c) {
   LinearLayers attention, mlp, mamba, linear;
   add_attention_projections(c, attention);
   add_mlp(c, mlp);
@@ -444,26 +463,53 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
   lt.attention_backward_s *= c.shares.attention;
   set_streaming(c, linear, lt);
   set_mamba_kernels(c, lt);
+  return lt;
+}
+
+}  // namespace
+
+LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                       GemmMemo* gemm_memo) {
+  const LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
+  LayerTimes lt = layer_kernels(c);
   set_host(c, set_communication(c, lt), lt);
   // Rerunning a MoE block reruns its dispatch and combine.
   if (c.moe) lt.module_forward_s[module_index(kRecomputeMoe)] += lt.ep_forward_s;
   return with_recompute(lt, parallel.recompute, recompute_modules(parallel, scenario.model.mla.has_value()));
 }
 
-LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules) {
+double layer_time_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                          GemmMemo* gemm_memo) {
+  LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
+  c.routed_at_floor = true;
+  // Without communication and host time, and at least as fast per GEMM: below total_s() of every
+  // recompute kind (recomputation only adds), for every ep and etp (only the routed experts'
+  // tiles and the exposed collectives depend on them).
+  const LayerTimes lt = layer_kernels(c);
+  return lt.gpu_forward_s() + lt.gpu_backward_s();
+}
+
+double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
+  const LayerContext c = layer_context(scenario, parallel, layer_index, nullptr);
+  // Hidden dispatch is priced by how much of it the layer's computation covers: no floor above 0.
+  return hides_expert_dispatch(c) ? 0.0 : 2.0 * expert_dispatch_pass_s(c);
+}
+
+double recomputed_s(const LayerTimes& lt, Recompute recompute, unsigned modules, double forward_s) {
   // Full reruns the whole forward; selective reruns its modules: the attention core
   // (Korthikanti et al. 2022 §5) and those Megatron's --recompute-modules names. Their FLOPs
   // count toward HFU at the model level (estimate.cpp).
-  if (recompute == Recompute::kFull) {
-    lt.recompute_s = lt.forward_s();
-  } else if (recompute == Recompute::kSelective) {
-    lt.recompute_s = (modules & kRecomputeCoreAttn) ? lt.attention_forward_s : 0.0;
-    for (std::size_t bit = 1; bit < lt.module_forward_s.size(); ++bit) {
-      if (modules & (1u << bit)) lt.recompute_s += lt.module_forward_s[bit];
-    }
-  } else {
-    lt.recompute_s = 0.0;
+  if (recompute == Recompute::kFull) return forward_s;
+  if (recompute != Recompute::kSelective) return 0.0;
+  double rerun_s = (modules & kRecomputeCoreAttn) ? lt.attention_forward_s : 0.0;
+  for (std::size_t bit = 1; bit < lt.module_forward_s.size(); ++bit) {
+    if (modules & (1u << bit)) rerun_s += lt.module_forward_s[bit];
   }
+  return rerun_s;
+}
+
+LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules) {
+  lt.recompute_s = recomputed_s(lt, recompute, modules, recompute == Recompute::kFull ? lt.forward_s() : 0.0);
   return lt;
 }
 

@@ -68,12 +68,7 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
   return gpu.bf16_flops_per_s;
 }
 
-const double* GemmMemo::find(const Shape& shape) const {
-  const auto it = seconds_.find(shape);
-  return it == seconds_.end() ? nullptr : &it->second;
-}
-
-std::size_t GemmMemo::ShapeHash::operator()(const Shape& s) const {
+std::size_t GemmMemo::home(const Shape& s) const {
   // The bits of each value, mixed by multiplication (a shape's values are positive, so equal
   // values have equal bits).
   std::uint64_t h = static_cast<std::uint64_t>(s.precision) + 1;
@@ -83,17 +78,50 @@ std::size_t GemmMemo::ShapeHash::operator()(const Shape& s) const {
     h = (h ^ bits) * 0x9E3779B97F4A7C15ULL;
     h ^= h >> 29;
   }
-  return static_cast<std::size_t>(h);
+  return static_cast<std::size_t>(h) & (slots_.size() - 1);
+}
+
+const double* GemmMemo::find(const Shape& shape) const {
+  if (slots_.empty()) return nullptr;
+  for (std::size_t i = home(shape);; i = (i + 1) & (slots_.size() - 1)) {
+    const Slot& slot = slots_[i];
+    if (!slot.used) return nullptr;
+    if (slot.shape == shape) return &slot.seconds;
+  }
+}
+
+void GemmMemo::store(const Shape& shape, double seconds) {
+  // At most half full, so every probe ends at an empty slot soon.
+  if (2 * (used_ + 1) > slots_.size()) {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+    used_ = 0;
+    for (const Slot& slot : old) {
+      if (slot.used) store(slot.shape, slot.seconds);
+    }
+  }
+  std::size_t i = home(shape);
+  while (slots_[i].used) {
+    if (slots_[i].shape == shape) return;
+    i = (i + 1) & (slots_.size() - 1);
+  }
+  slots_[i] = Slot{shape, seconds, true};
+  ++used_;
+}
+
+/// The GEMM rate with every tile and wave full (FLOP/s).
+static double gemm_full_tiles_rate(const Device& device, Precision precision) {
+  // Never above the peak: a schema-v1 gemm_efficiency above v1's default scales the rate up
+  // (legacy_gemm_scale > 1), and past the peak it priced MFU above 100% (a fuzz finding).
+  const double peak = peak_flops_per_s(device.gpu, precision);
+  return std::min(peak, peak * device.mamf_fraction(precision) * device.arch.gemm_in_step *
+                            device.gpu.legacy_gemm_scale);
 }
 
 static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
                                 double batch) {
   const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
-  // Never above the peak: a schema-v1 gemm_efficiency above v1's default scales the rate up
-  // (legacy_gemm_scale > 1), and past the peak it priced MFU above 100% (a fuzz finding).
-  const double peak = peak_flops_per_s(device.gpu, precision);
-  const double rate = std::min(peak, peak * device.mamf_fraction(precision) * device.arch.gemm_in_step *
-                                         device.gpu.legacy_gemm_scale);
+  const double rate = gemm_full_tiles_rate(device, precision);
   const int sms = device.sm_count();
   double utilisation = 0;
   for (const Tile& tile : kTiles) {
@@ -103,6 +131,13 @@ static double gemm_unmemoised_s(double m, double n, double k, const Device& devi
   const double operand_bytes = fp8 ? 1.0 : 2.0;
   const double bytes = batch * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
   return compute_s + bytes / device.gpu.hbm_bytes_per_s;
+}
+
+double gemm_floor_s(double m, double n, double k, const Device& device, Precision precision,
+                    double batch) {
+  // Every tile rate is at most 1 and tile_utilisation() at most 1 (its shares are fractions).
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0.0;
+  return 2.0 * m * n * k * batch / gemm_full_tiles_rate(device, precision);
 }
 
 double gemm_s(double m, double n, double k, const Device& device, Precision precision,

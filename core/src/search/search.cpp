@@ -1,6 +1,8 @@
 #include "pplan/search/search.h"
 
 #include "pplan/framework/rules.h"
+#include "pplan/model/architecture.h"
+#include "pplan/model/compute.h"
 #include "pplan/model/memory.h"
 
 #include <algorithm>
@@ -269,18 +271,26 @@ bool searches_expert_tp(const Scenario& scenario) {
 
 namespace {
 
-/// Layer times depend on (tp, cp, micro_batch, ep, etp, sp) and the recompute kind only; one
-/// timing per key serves the three kinds. With each, the dense and MoE layers' whole times, which
-/// the bound reads per configuration.
-struct CachedLayerTimes {
-  LayerTimesPair times;
-  double dense_total_s;  ///< times.dense.total_s(), kept: the bound reads it per configuration
-  double moe_total_s;
+/// Layer times depend on (tp, cp, micro_batch, ep, etp, sp, the all-to-all's overlap) and the
+/// recompute kind only. The bound reads each kind's whole dense and MoE layer time per
+/// configuration: those few numbers are kept for every key timed. The full times, which only
+/// the configurations that reach evaluate() need, are kept apart for those keys alone (a DeepSeek
+/// search times ~57K keys and evaluates a few thousand: keeping every key's full times cost
+/// tens of MB of fresh pages).
+struct LayerTotals {
+  std::array<double, 3> dense_s{};  ///< by Recompute
+  std::array<double, 3> moe_s{};
 };
-/// The three recompute kinds' layer times of one key.
-using LayerEntry = std::array<CachedLayerTimes, 3>;
+using LayerKey = std::array<int, 7>;
+/// Per (tp, cp, micro_batch, sp): the dense layer's totals by kind, exact, and a floor under the
+/// MoE layer's for every expert layout and kind (compute.h layer_time_floor_s): a layout whose
+/// bound loses even at the floor is pruned without timing it.
+struct LayerFloor {
+  std::array<double, 3> dense_s{};  ///< by Recompute
+  double moe_s = 0;
+};
 struct LayerKeyHash {
-  std::size_t operator()(const std::array<int, 7>& k) const {
+  std::size_t operator()(const LayerKey& k) const {
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the values
     for (int v : k) h = (h ^ static_cast<std::uint32_t>(v)) * 1099511628211ULL;
     return static_cast<std::size_t>(h);
@@ -522,24 +532,31 @@ class SearchPass {
     std::vector<CandidateActivations> stage_activations(activations.size());
     for (std::size_t mb_index = 0; mb_index < g.micro_batches.size() && !stats().capped; ++mb_index) {
       const int mb = g.micro_batches[mb_index];
-      for (std::size_t e = 0; e < g.etps.size(); ++e) {
-        for (std::size_t si = 0; si < g.sps.size(); ++si) {
-          for (std::size_t r = 0; r < kinds; ++r) {
-            ParallelConfig shape = g.base;
-            shape.etp = g.etps[e];
-            shape.micro_batch = mb;
-            shape.sequence_parallel = g.sps[si] != 0;
-            shape.recompute = recomputes_[r];
-            activations[slot(e, si, r)] = layer_activation_parts(scenario_, shape);
+      // The layers' activation parts at this micro-batch, computed when a block first needs them.
+      bool activations_ready = false;
+      const auto ready_activations = [&] {
+        if (activations_ready) return;
+        activations_ready = true;
+        for (std::size_t e = 0; e < g.etps.size(); ++e) {
+          for (std::size_t si = 0; si < g.sps.size(); ++si) {
+            for (std::size_t r = 0; r < kinds; ++r) {
+              ParallelConfig shape = g.base;
+              shape.etp = g.etps[e];
+              shape.micro_batch = mb;
+              shape.sequence_parallel = g.sps[si] != 0;
+              shape.recompute = recomputes_[r];
+              activations[slot(e, si, r)] = layer_activation_parts(scenario_, shape);
+            }
           }
         }
-      }
+      };
       bool any_fit = false;
       bool all_checked = true;
       // Each (layout, sp)'s layer times, looked up once per micro-batch when first needed (the
       // key does not depend on vpp, ZeRO or the recompute kind).
       // Times differ where the schedule hides the all-to-all (DualPipe): two sets of entries.
-      std::vector<const LayerEntry*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
+      std::vector<const LayerTotals*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
+      std::vector<const LayerFloor*> floors(g.sps.size(), nullptr);  // per sp at this micro-batch
       for (const PipelineOption& option : g.pipelines) {
         const int vpp = option.vpp;
         if (const char* problem = microbatch_problem(g.base, mb, option)) {
@@ -548,6 +565,13 @@ class SearchPass {
           continue;
         }
         const std::vector<CandidateStageParams>& params_by_layout = g.params_by_layout[params_class(option.schedule)];
+        if (!params_by_layout.empty() && block_loses(g, mb, option, params_by_layout.front(), floors)) {
+          stats().configs_pruned += g.inner_per_vpp;
+          stats().configs_evaluated += g.inner_per_vpp;
+          all_checked = false;
+          continue;
+        }
+        ready_activations();
         ParallelConfig scheduled = g.base;
         scheduled.schedule = option.schedule;
         const bool overlapped = overlaps_f_and_b(scenario_.training, scheduled);
@@ -571,6 +595,13 @@ class SearchPass {
         for (std::size_t li = 0; li < g.expert_layouts.size(); ++li) {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
+            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors)) {
+              const long long pruned = static_cast<long long>(zeros_.size() * kinds);
+              stats().configs_pruned += pruned;
+              stats().configs_evaluated += pruned;
+              all_checked = false;
+              continue;
+            }
             for (int zero : zeros_) {
               // Recompute candidates run from least to most memory (full, selective, none):
               // once one does not fit, the rest cannot either.
@@ -587,7 +618,8 @@ class SearchPass {
                 const std::size_t i = slot(layout.etp_index, si, r);
                 const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
                                         kinds - r, any_fit,
-                                        entries[((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si]);
+                                        entries[((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si],
+                                        floors[si]);
                 if (next != Next::kCandidate) break;
               }
             }
@@ -639,30 +671,138 @@ class SearchPass {
     }
   }
 
-  /// The layer times of p's key, timed once per key.
-  const LayerEntry& cached_layer_times(const ParallelConfig& p) {
-    const std::array<int, 7> key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel),
-                                 int(overlaps_f_and_b(scenario_.training, p))};
-    auto by_kind = layer_cache_.find(key);
-    if (by_kind == layer_cache_.end()) {
-      // The dense layer does not depend on ep or etp: timed once per (tp, cp, mb, sp).
-      const std::array<int, 7> dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
-      auto dense = dense_cache_.find(dense_key);
-      if (dense == dense_cache_.end()) {
-        dense = dense_cache_.emplace(dense_key, dense_layer_times(scenario_, p, &gemm_memo_)).first;
-      }
-      const LayerTimesPair timed = layer_times_for(scenario_, p, &gemm_memo_, &dense->second);
-      std::array<CachedLayerTimes, 3> kinds;
-      for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-        ParallelConfig with_kind = p;
-        with_kind.recompute = kind;
-        const unsigned modules = recompute_modules(with_kind, scenario_.model.mla.has_value());
-        const LayerTimesPair times{with_recompute(timed.dense, kind, modules), with_recompute(timed.moe, kind, modules)};
-        kinds[int(kind)] = {times, times.dense.total_s(), times.moe.total_s()};
-      }
-      by_kind = layer_cache_.emplace(key, kinds).first;
+  LayerKey layer_key(const ParallelConfig& p) const {
+    return {p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), int(p.sequence_parallel),
+            int(overlaps_f_and_b(scenario_.training, p))};
+  }
+
+  /// The dense layer's times before recomputation, timed once per (tp, cp, mb, sp): they do not
+  /// depend on ep or etp.
+  const LayerTimes& dense_times(const ParallelConfig& p) {
+    const LayerKey dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
+    auto dense = dense_cache_.find(dense_key);
+    if (dense == dense_cache_.end()) {
+      dense = dense_cache_.emplace(dense_key, dense_layer_times(scenario_, p, &gemm_memo_)).first;
     }
-    return by_kind->second;
+    return dense->second;
+  }
+
+  /// p's layer times before recomputation.
+  LayerTimesPair time_layers(const ParallelConfig& p) {
+    return layer_times_for(scenario_, p, &gemm_memo_, &dense_times(p));
+  }
+
+  /// The floor of p's (tp, cp, mb, sp), computed once.
+  const LayerFloor& cached_layer_floor(const ParallelConfig& p) {
+    const LayerKey floor_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
+    auto found = floor_cache_.find(floor_key);
+    if (found == floor_cache_.end()) {
+      LayerFloor floor;
+      floor.dense_s = totals_by_kind(dense_times(p), p);
+      const int moe_layer = first_moe_layer(scenario_.model);
+      floor.moe_s = moe_layer >= 0 ? layer_time_floor_s(scenario_, p, moe_layer, &gemm_memo_)
+                                   : floor.dense_s[int(Recompute::kNone)];
+      found = floor_cache_.emplace(floor_key, floor).first;
+    }
+    return found->second;
+  }
+
+  /// The bound of the step-time check in score(): every micro-batch and the bubble pass through
+  /// the slowest stage, so (m + (p−1)/v) times any stage's per-micro-batch time (its dense and
+  /// MoE layers at `dense_s` and `moe_s` each; the LM head left out) cannot be beaten.
+  double step_bound_s(const GridSpace& g, const ParallelConfig& p, const CandidateStageParams& stage_params,
+                      double dense_s, double moe_s) const {
+    const double m = double(scenario_.training.global_batch) / (double(p.dp) * p.micro_batch);
+    double stage_s = g.split.max_layers() * std::min(dense_s, moe_s);
+    for (int i = 0; i < stage_params.stages.count; ++i) {
+      const int moe_layers = stage_params.moe_layers[i];
+      stage_s = std::max(stage_s, (stage_params.layers[i] - moe_layers) * dense_s + moe_layers * moe_s);
+    }
+    // A DualPipe rank's layers are two stages' (each micro-batch runs one); the zero-bubble and
+    // DualPipe bubbles can be near zero, so only 1F1B's counts toward the bound.
+    if (p.schedule == ScheduleKind::kDualPipe) stage_s *= 0.5;
+    return (m + (is_one_f_one_b(p.schedule) ? (p.pp - 1.0) / p.vpp : 0.0)) * stage_s;
+  }
+
+  /// The recompute modules p's kind reruns (specs.h recompute_modules).
+  unsigned modules_of(const ParallelConfig& p, Recompute kind) const {
+    ParallelConfig with_kind = p;
+    with_kind.recompute = kind;
+    return recompute_modules(with_kind, scenario_.model.mla.has_value());
+  }
+
+  /// total_s() of `lt` under each recompute kind, bit for bit, its passes timed once.
+  std::array<double, 3> totals_by_kind(const LayerTimes& lt, const ParallelConfig& p) const {
+    const double forward_s = lt.forward_s(), backward_s = lt.backward_s();
+    std::array<double, 3> totals{};
+    for (Recompute kind : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+      totals[int(kind)] = forward_s + backward_s + recomputed_s(lt, kind, modules_of(p, kind), forward_s);
+    }
+    return totals;
+  }
+
+  /// The bound's layer totals of p's key, timed once per key.
+  const LayerTotals& cached_layer_totals(const ParallelConfig& p) {
+    const LayerKey key = layer_key(p);
+    auto found = layer_totals_.find(key);
+    if (found == layer_totals_.end()) {
+      const LayerTimesPair timed = time_layers(p);
+      found = layer_totals_.emplace(key, LayerTotals{totals_by_kind(timed.dense, p), totals_by_kind(timed.moe, p)}).first;
+    }
+    return found->second;
+  }
+
+  /// p's layer times with its recompute kind, for evaluate(): timed again for the few keys that
+  /// get there, and kept.
+  LayerTimesPair evaluated_layer_times(const ParallelConfig& p) {
+    const LayerKey key = layer_key(p);
+    auto found = layer_times_.find(key);
+    if (found == layer_times_.end()) found = layer_times_.emplace(key, time_layers(p)).first;
+    const unsigned modules = modules_of(p, p.recompute);
+    return {with_recompute(found->second.dense, p.recompute, modules),
+            with_recompute(found->second.moe, p.recompute, modules)};
+  }
+
+  /// Whether every configuration of (grid, mb, option) loses to the kept plans even at its floor:
+  /// the dense layers exact and the MoE layers at layer_time_floor_s(), without recomputation,
+  /// at each sp. The layer counts of the stages come from the split alone (any layout's params).
+  bool block_loses(const GridSpace& g, int mb, const PipelineOption& option, const CandidateStageParams& stage_params,
+                   std::vector<const LayerFloor*>& floors) {
+    const double threshold_s = families_.threshold_s();
+    if (!(threshold_s < std::numeric_limits<double>::infinity())) return false;
+    for (std::size_t si = 0; si < g.sps.size(); ++si) {
+      ParallelConfig p = g.base;
+      p.micro_batch = mb;
+      p.vpp = option.vpp;
+      p.schedule = option.schedule;
+      p.sequence_parallel = g.sps[si] != 0;
+      if (!floors[si]) floors[si] = &cached_layer_floor(p);
+      const LayerFloor& floor = *floors[si];
+      if (step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], floor.moe_s) <= threshold_s) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Whether every configuration of one expert layout and sp in (grid, mb, option) loses even at
+  /// the block's floor plus the dispatch no overlap hides (compute.h expert_dispatch_floor_s).
+  bool layout_loses(const GridSpace& g, int mb, const PipelineOption& option, const ExpertLayout& layout,
+                    const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors) {
+    const double threshold_s = families_.threshold_s();
+    const int moe_layer = first_moe_layer(scenario_.model);
+    if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer < 0) return false;
+    ParallelConfig p = g.base;
+    p.micro_batch = mb;
+    p.vpp = option.vpp;
+    p.schedule = option.schedule;
+    p.ep = layout.ep;
+    p.etp = g.etps[layout.etp_index];
+    p.sequence_parallel = g.sps[si] != 0;
+    if (!floors[si]) floors[si] = &cached_layer_floor(p);
+    const LayerFloor& floor = *floors[si];
+    const double moe_s = floor.moe_s + expert_dispatch_floor_s(scenario_, p, moe_layer);
+    return step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], moe_s) > threshold_s;
   }
 
   /// One candidate: memory, the framework's rules, the step-time bound, the estimate.
@@ -670,7 +810,8 @@ class SearchPass {
   /// does not fit (they need more memory still).
   Next score(const GridSpace& g, ParallelConfig& p, const CandidateStageParams& stage_params,
              const LayerActivationParts& layer_parts, const CandidateActivations& stage_activations,
-             std::size_t heavier_left, bool& any_fit, const LayerEntry*& entry) {
+             std::size_t heavier_left, bool& any_fit, const LayerTotals*& entry,
+             const LayerFloor*& floor) {
     if (stats().configs_scored >= options_.max_configs) {
       stop("configurations", p.tp, p.cp, p.pp);
       return Next::kStop;
@@ -710,29 +851,20 @@ class SearchPass {
         return Next::kCandidate;
       }
     }
-    if (!entry) entry = &cached_layer_times(p);
-    const CachedLayerTimes& cached = (*entry)[int(p.recompute)];
-    // Bound: every micro-batch and the bubble pass through the slowest stage, so (m + (p−1)/v)
-    // times any stage's per-micro-batch time (its dense and MoE layers at their own times; the
-    // LM head left out) cannot be beaten. Partial full recomputation reruns only some layers:
-    // its stages are bounded without recomputation. A plan whose bound already loses to the
-    // kept ones cannot win.
+    // Bound: a plan whose bound already loses to the kept ones cannot win. Partial full
+    // recomputation reruns only some layers: its stages are bounded without recomputation. The
+    // floor (one per (tp, cp, mb, sp)) prunes first; only what survives it times its layout.
     const double threshold_s = families_.threshold_s();
     if (threshold_s < std::numeric_limits<double>::infinity()) {
-      const double m = double(scenario_.training.global_batch) / (double(p.dp) * p.micro_batch);
       const bool partial = p.recompute == Recompute::kFull && p.recompute_layers > 0;
-      const CachedLayerTimes& times = partial ? (*entry)[int(Recompute::kNone)] : cached;
-      const double dense_s = times.dense_total_s, moe_s = times.moe_total_s;
-      double stage_s = g.split.max_layers() * std::min(dense_s, moe_s);
-      for (int i = 0; i < stage_params.stages.count; ++i) {
-        const int moe_layers = stage_params.moe_layers[i];
-        stage_s = std::max(stage_s, (stage_params.layers[i] - moe_layers) * dense_s + moe_layers * moe_s);
+      const int kind = int(partial ? Recompute::kNone : p.recompute);
+      if (!floor) floor = &cached_layer_floor(p);
+      bool pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], floor->moe_s) > threshold_s;
+      if (!pruned) {
+        if (!entry) entry = &cached_layer_totals(p);
+        pruned = step_bound_s(g, p, stage_params, entry->dense_s[kind], entry->moe_s[kind]) > threshold_s;
       }
-      // A DualPipe rank's layers are two stages' (each micro-batch runs one); the zero-bubble and
-      // DualPipe bubbles can be near zero, so only 1F1B's counts toward the bound.
-      if (p.schedule == ScheduleKind::kDualPipe) stage_s *= 0.5;
-      const double bound = (m + (is_one_f_one_b(p.schedule) ? (p.pp - 1.0) / p.vpp : 0.0)) * stage_s;
-      if (bound > threshold_s) {
+      if (pruned) {
         if (const char* code = first_structural_error(scenario_, p, g.split)) {
           reject(code, 1);
         } else {
@@ -744,7 +876,8 @@ class SearchPass {
     }
     EvaluateOptions fast;
     fast.detailed = false;
-    fast.layer_times = &cached.times;
+    const LayerTimesPair times = evaluated_layer_times(p);
+    fast.layer_times = &times;
     fast.peak_memory = &peak;
     Estimate e = evaluate(scenario_, p, fast);
     if (!e.feasible) {
@@ -767,8 +900,10 @@ class SearchPass {
   const std::vector<Recompute> recomputes_;
   const std::vector<int> zeros_;
   std::vector<std::pair<const char*, long long>> rejected_;
-  std::unordered_map<std::array<int, 7>, LayerEntry, LayerKeyHash> layer_cache_;
-  std::unordered_map<std::array<int, 7>, LayerTimes, LayerKeyHash> dense_cache_;
+  std::unordered_map<LayerKey, LayerTotals, LayerKeyHash> layer_totals_;
+  std::unordered_map<LayerKey, LayerTimesPair, LayerKeyHash> layer_times_;  ///< before recomputation
+  std::unordered_map<LayerKey, LayerTimes, LayerKeyHash> dense_cache_;
+  std::unordered_map<LayerKey, LayerFloor, LayerKeyHash> floor_cache_;
   GemmMemo gemm_memo_;
 };
 

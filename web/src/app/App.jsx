@@ -183,6 +183,7 @@ function Results({ store, compact }) {
           <PlansTable plans={plans} selected={sel} onSelect={(i) => store.update({ sel: String(i) }, PUSH)} compact={compact} />
           <p class="sub search-stats">{store.busy.value ? 'Searching…' : (
             <>{plural(response.search.configs_evaluated, 'configuration')} evaluated,{' '}
+              {response.search.configs_pruned ? `${groupDigits(response.search.configs_pruned)} ruled out by a step-time floor, ` : ''}
               {groupDigits(response.search.feasible)} feasible{response.search.capped ? ' (search capped)' : ''}.</>)}</p>
           <SearchNotices search={response.search} shown={estimate} rank={sel} />
           <Diagnostics diagnostics={estimate.diagnostics} hasPlans />

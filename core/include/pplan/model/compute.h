@@ -57,6 +57,21 @@ double fp8_cast_bytes_per_element(Fp8Recipe recipe);
 LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
                        GemmMemo* gemm_memo = nullptr);
 
+/// A lower bound on layer_times(...).total_s() for every recompute kind and every ep and etp at
+/// this (tp, cp, micro_batch, sequence_parallel): the layer's GEMMs, attention, streaming and
+/// kernels as layer_times() prices them, but the routed experts' GEMMs at gemm_floor_s(), and no
+/// communication or host time. The search prunes expert layouts with it before timing them.
+double layer_time_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                          GemmMemo* gemm_memo = nullptr);
+
+/// What layer_times() adds to layer_time_floor_s() at least for this ep and etp: the MoE
+/// dispatch and combine of both passes where no overlap hides them, else 0.
+double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
+
+/// The forward time `recompute` reruns in the backward of `lt` (its `forward_s()` passed in:
+/// full recomputation reruns all of it).
+double recomputed_s(const LayerTimes& lt, Recompute recompute, unsigned modules, double forward_s);
+
 /// `lt` with the recomputation of `recompute` (the one field it changes): the search times a
 /// layer once and derives the three kinds.
 LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules = kRecomputeCoreAttn);

@@ -4,7 +4,7 @@
 /// head dim, or the unfused batched-GEMM path), streaming kernels, and the host's launch cost.
 
 #include <cstddef>
-#include <unordered_map>
+#include <vector>
 
 #include "pplan/calibration.h"
 #include "pplan/specs.h"
@@ -24,13 +24,19 @@ class GemmMemo {
   };
   /// The seconds stored for `shape`, or nullptr.
   const double* find(const Shape& shape) const;
-  void store(const Shape& shape, double seconds) { seconds_.emplace(shape, seconds); }
+  void store(const Shape& shape, double seconds);
 
  private:
-  struct ShapeHash {
-    std::size_t operator()(const Shape& s) const;
+  /// Open addressing with linear probing in one array: a search looks a shape up millions of
+  /// times, and a node-based map's pointer chase cost more than timing the GEMM again.
+  struct Slot {
+    Shape shape;
+    double seconds;
+    bool used;
   };
-  std::unordered_map<Shape, double, ShapeHash> seconds_;
+  std::size_t home(const Shape& shape) const;
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
 };
 
 /// What kernel timing reads of one GPU: its spec and the constants of its architecture, and
@@ -65,6 +71,11 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
  */
 double gemm_s(double m, double n, double k, const Device& device, Precision precision,
               double batch = 1.0);
+
+/// A lower bound on gemm_s() for any GEMM of 2·m·n·k·batch FLOPs: those FLOPs at the rate
+/// gemm_s() reaches with every tile and wave full, and no HBM pass.
+double gemm_floor_s(double m, double n, double k, const Device& device, Precision precision,
+                    double batch = 1.0);
 
 /**
  * Forward seconds of flash attention for `queries` query tokens, each attending to `keys`

@@ -27,7 +27,11 @@ struct SearchOptions {
 struct SearchStats {
   long long configs_evaluated = 0;  ///< complete configurations considered (whole subtrees count)
   long long configs_scored = 0;     ///< of them, those whose memory or time was computed
-  long long feasible = 0;
+  long long feasible = 0;           ///< of the scored, those that fit and pass every rule
+  /// Of configs_evaluated, those ruled out whole by a step-time floor before their memory was
+  /// checked: a (tp, cp, pp, micro-batch, schedule) whose fastest conceivable step already loses
+  /// to the kept plans (exact: none of them could have been returned).
+  long long configs_pruned = 0;
   std::map<std::string, long long> rejected_by_reason;  ///< diagnostic code -> count
   bool capped = false;  ///< stopped early: the space was not fully covered
   std::string capped_by;  ///< "configurations" | "time"
