@@ -18,6 +18,13 @@ struct Tile {
   double rows, cols, rate;
 };
 constexpr Tile kTiles[] = {{128.0, 256.0, 1.0}, {256.0, 128.0, 1.0}, {128.0, 128.0, 0.92}};
+constexpr bool tile_rates_at_most_one() {
+  for (const Tile& tile : kTiles) {
+    if (tile.rate > 1.0) return false;
+  }
+  return true;
+}
+static_assert(tile_rates_at_most_one(), "gemm_floor_s (the search's exact floors) assumes no tile beats the full-tile rate");
 /// Split-K keeps each slice at least this deep, so that it still streams its operands.
 constexpr double kMinSplitDepth = 512.0;
 
