@@ -272,14 +272,14 @@ bool searches_expert_tp(const Scenario& scenario) {
 namespace {
 
 /// Layer times depend on (tp, cp, micro_batch, ep, etp, sp, the all-to-all's overlap) and the
-/// recompute kind only. The bound reads each kind's whole dense and MoE layer time per
-/// configuration: those few numbers are kept for every key timed. The full times, which only
+/// recompute kind only. The bound reads each kind's whole MoE layer time per configuration (the
+/// dense layer's, which does not depend on ep or etp, it reads from LayerFloor): those few numbers
+/// are kept for every key timed. The full times, which only
 /// the configurations that reach evaluate() need, are kept apart for those keys alone (a DeepSeek
 /// search times ~57K keys and evaluates a few thousand: keeping every key's full times cost
 /// tens of MB of fresh pages).
 struct LayerTotals {
-  std::array<double, 3> dense_s{};  ///< by Recompute
-  std::array<double, 3> moe_s{};
+  std::array<double, 3> moe_s{};  ///< by Recompute
 };
 using LayerKey = std::array<int, 7>;
 /// Per (tp, cp, micro_batch, sp): the dense layer's totals by kind, exact, and a floor under the
@@ -741,13 +741,12 @@ class SearchPass {
     return totals;
   }
 
-  /// The bound's layer totals of p's key, timed once per key.
+  /// The bound's MoE layer totals of p's key, timed once per key.
   const LayerTotals& cached_layer_totals(const ParallelConfig& p) {
     const LayerKey key = layer_key(p);
     auto found = layer_totals_.find(key);
     if (found == layer_totals_.end()) {
-      const LayerTimesPair timed = time_layers(p);
-      found = layer_totals_.emplace(key, LayerTotals{totals_by_kind(timed.dense, p), totals_by_kind(timed.moe, p)}).first;
+      found = layer_totals_.emplace(key, LayerTotals{totals_by_kind(time_layers(p).moe, p)}).first;
     }
     return found->second;
   }
@@ -862,7 +861,7 @@ class SearchPass {
       bool pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], floor->moe_s) > threshold_s;
       if (!pruned) {
         if (!entry) entry = &cached_layer_totals(p);
-        pruned = step_bound_s(g, p, stage_params, entry->dense_s[kind], entry->moe_s[kind]) > threshold_s;
+        pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], entry->moe_s[kind]) > threshold_s;
       }
       if (pruned) {
         if (const char* code = first_structural_error(scenario_, p, g.split)) {
