@@ -40,9 +40,30 @@ const preloadEnginePlugin = {
   },
 };
 
+// The default page's first plan, answered when the page is built by the same engine the page
+// runs (node-engine.js, pplan-plan.wasm), so a visitor sees it before the engine has compiled;
+// first-plan.js takes it only for exactly that request (the default page, not an embed or a
+// shared link). JSON in a data block: '<' escaped, so no '</script>' can end it early.
+const prerenderFirstPlanPlugin = {
+  name: 'pplan-prerender-first-plan',
+  apply: 'build',
+  transformIndexHtml: {
+    order: 'post',
+    handler: async () => {
+      const { firstPlanRequest, PRERENDERED_ID } = await import('./src/state/first-plan-request.js');
+      const { default: createNodeEngine } = await import('./src/engine/node-engine.js');
+      const request = await firstPlanRequest('', '');
+      const response = (await createNodeEngine('plan')).handleRequest(request);
+      if (!JSON.parse(response).ok) throw new Error(`prerender: the default page's first plan failed: ${response}`);
+      const children = JSON.stringify({ request, response }).replace(/</g, '\\u003c');
+      return [{ tag: 'script', attrs: { type: 'application/json', id: PRERENDERED_ID }, children, injectTo: 'body-prepend' }];
+    },
+  },
+};
+
 export default defineConfig({
   base: './',
-  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true, exclude: [/node_modules/, /engine\/generated\//] }), cspPlugin, preloadEnginePlugin],
+  plugins: [preact({ devToolsEnabled: false, prefreshEnabled: true, exclude: [/node_modules/, /engine\/generated\//] }), cspPlugin, preloadEnginePlugin, prerenderFirstPlanPlugin],
   worker: { format: 'es' },
   server: { fs: { allow: ['..'] } },
   build: { target: 'es2022', sourcemap: false, modulePreload: { polyfill: false }, chunkSizeWarningLimit: 1600 },

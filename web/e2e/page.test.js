@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium } from './browser.js';
 import { encodeHash, DEFAULT_STATE } from '../src/state/url.js';
 import { iframeSnippet } from '../src/state/share.js';
+import { PRERENDERED_ID, firstPlanRequest } from '../src/state/first-plan-request.js';
+import createNodeEngine from '../src/engine/node-engine.js';
 
 const baseUrl = inject('baseUrl');
 const origin = new URL(baseUrl).origin;
@@ -183,6 +185,40 @@ describe('the main page', () => {
     const shot = `${results}mobile-375.png`;
     await page.screenshot({ path: shot, fullPage: false });
     console.log(`screenshot: ${shot}`);
+    await context.close();
+  });
+});
+
+describe('the prerendered first plan', () => {
+  it("is the engine's own answer to the default page's request, shown before the engine starts", async () => {
+    const html = readFileSync(fileURLToPath(new URL('../dist/index.html', import.meta.url)), 'utf8');
+    const match = html.match(new RegExp(`<script type="application/json" id="${PRERENDERED_ID}">([^<]*)</script>`));
+    expect(match).not.toBeNull();
+    const { request, response } = JSON.parse(match[1]);
+    expect(request).toBe(await firstPlanRequest('', ''));
+    // Byte for byte the live engine's answer but for the search's wall time (timing).
+    const live = JSON.parse((await createNodeEngine('plan')).handleRequest(request));
+    const built = JSON.parse(response);
+    expect(built.ok).toBe(true);
+    delete live.timing;
+    delete built.timing;
+    expect(built).toEqual(live);
+
+    const marks = () => page.evaluate(() => Object.fromEntries(['pplan:plan', 'pplan:engine-start']
+      .map((name) => [name, performance.getEntriesByName(name)[0]?.startTime ?? null])));
+    let { context, page } = await openPage(baseUrl);
+    await page.waitForSelector('[data-testid=plan-summary]');
+    const own = await marks();
+    expect(own['pplan:plan']).not.toBeNull();
+    // The engine starts after the answer is shown (its first request then starts it), or not yet.
+    if (own['pplan:engine-start'] !== null) expect(own['pplan:plan']).toBeLessThanOrEqual(own['pplan:engine-start']);
+    await context.close();
+
+    // A shared link is not the default page: the engine answers it (started first).
+    ({ context, page } = await openPage(`${baseUrl}#${await encodeHash({ ...DEFAULT_STATE, gpus: '512' })}`));
+    await page.waitForSelector('[data-testid=plan-summary]');
+    const shared = await marks();
+    expect(shared['pplan:engine-start']).toBeLessThan(shared['pplan:plan']);
     await context.close();
   });
 });

@@ -168,6 +168,16 @@ function Results({ store, compact }) {
         <PlanSummary estimate={estimate} rank={sel} answer={explanation ? explanation.thirty_second_answer : null} />
       ) : null}
       {!plans.length ? <NothingFits response={response} state={state} onFix={fix} /> : null}
+      {/* The first paint is the answer alone; the rest follows a frame later (store.ready). */}
+      {store.ready.value ? details() : null}
+    </div>
+  );
+
+  // A function called in place, not a component: a component defined here would be a new type
+  // on every render and remount everything below it.
+  function details() {
+    return (
+    <>
       <MoeCaveat estimate={estimate} modelSpec={modelSpecOf(state, presets)} />
       {closest ? (
         <>
@@ -217,8 +227,9 @@ function Results({ store, compact }) {
         </>
       ) : null}
       {!plans.length && response.explanation ? <Explanation explanation={response.explanation} /> : null}
-    </div>
-  );
+    </>
+    );
+  }
 }
 
 export function App({ store }) {

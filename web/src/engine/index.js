@@ -9,6 +9,7 @@
 // Where there is no Worker (Node, jsdom tests) the engines are imported lazily into this thread
 // (node-engine.js, never bundled). Either way the API is async, so callers do not care where it runs.
 
+import { planEnvelope } from './envelope.js';
 import firstPlanWasmUrl from './generated/pplan-plan.wasm?url';
 import fullWasmUrl from './generated/pplan.wasm?url';
 import { compileStreaming } from './instantiate.js';
@@ -178,15 +179,21 @@ export function loadPicturesEngine() {
 
 const prefetched = new Map(); // request JSON -> its answer (a promise), asked for before the app ran
 
-/** Sends a request now (the first plan, from the page's entry, while the app still loads); the
- * same request made later takes this answer instead of asking again. */
+/** Sends a request (an envelope or its JSON text) now (the first plan, from the page's entry,
+ * while the app still loads); the same request made later takes this answer instead of asking again. */
 export function prefetch(envelope) {
-  const json = JSON.stringify(envelope);
+  const json = typeof envelope === 'string' ? envelope : JSON.stringify(envelope);
   if (prefetched.has(json)) return;
   // No channel: one prefetch (the first plan, the presets) must never supersede another.
   const answer = getBackend('planner').call(json);
   answer.catch(() => {}); // whoever takes the answer sees its error; nobody may take it
   prefetched.set(json, answer);
+}
+
+/** Gives the request `json` the answer `text` the same engine computed ahead of time (the build's
+ * prerendered first plan): the same request made later takes it without asking the engine. */
+export function seedAnswer(json, text) {
+  if (!prefetched.has(json)) prefetched.set(json, Promise.resolve(text));
 }
 
 /** Runs one request and returns the engine's JSON text exactly as produced (for parity tests).
@@ -222,9 +229,7 @@ export async function request(envelope, channel) {
   return unwrap(await requestText(envelope, channel));
 }
 
-/** The plan request; `nearestGpus`: when nothing fits, the nearest GPU counts that admit a plan. */
-export const planEnvelope = (scenario, top = 10, { nearestGpus = false } = {}) =>
-  (nearestGpus ? { command: 'plan', scenario, top, nearest_gpus: true } : { command: 'plan', scenario, top });
+export { planEnvelope };
 /** The ranked plans of a scenario. */
 export const plan = (scenario, top = 10, channel, options = {}) => request(planEnvelope(scenario, top, options), channel);
 export const evaluate = (scenario) => request({ command: 'evaluate', scenario });

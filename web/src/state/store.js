@@ -271,6 +271,14 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     loadHash(fragment).then(() => schedule(0));
   }
 
+  /** Resolves after the browser has painted the current frame (a timer where there is no frame). */
+  function afterPaint(w) {
+    return new Promise((resolve) => {
+      if (w && w.requestAnimationFrame) w.requestAnimationFrame(() => setTimeout(resolve, 0));
+      else setTimeout(resolve, 0);
+    });
+  }
+
   /** Reads the URL, loads the engine and computes the first plan. */
   async function init() {
     await loadHash(win ? win.location.hash : '');
@@ -283,6 +291,9 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
     // Queued behind the first plan (its timer runs first): the preset names are not needed to show it.
     setTimeout(() => engine.presets().then((p) => { presets.value = p; }, () => {}), 0);
     await first;
+    // One frame later: the first paint holds only the answer (Results renders the rest once the
+    // page is ready), so a visitor reads it before the table, the pictures and the form render.
+    await afterPaint(win);
     ready.value = true;
   }
 

@@ -76,7 +76,8 @@ describe('editing', () => {
 
   it('searches when the pins are cleared, and lists several plans', async () => {
     await openPage();
-    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    // Below the answer, a frame later (store.ready) and its own chunk: wait for it.
+    fireEvent.click((await screen.findAllByRole('button', { name: /Unpin all/ }, { timeout: 15000 }))[0]);
     await waitFor(() => expect(within(screen.getByRole('table', { name: /Ranked plans/ })).getAllByRole('row').length).toBe(11), { timeout: 20000 });
     fireEvent.click(screen.getByRole('button', { name: 'Select plan 3' }));
     expect(screen.getByTestId('plan-summary').textContent).toMatch(/^Plan #3/);
@@ -98,7 +99,8 @@ describe('editing', () => {
     fireEvent.change(screen.getByLabelText('GPU'), { target: { value: 'a100-40gb' } });
     fireEvent.input(screen.getByLabelText('GPUs'), { target: { value: '16' } });
     fireEvent.input(screen.getByLabelText('Global batch (sequences)'), { target: { value: '16' } });
-    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    // Below the answer, a frame later (store.ready) and its own chunk: wait for it.
+    fireEvent.click((await screen.findAllByRole('button', { name: /Unpin all/ }, { timeout: 15000 }))[0]);
     await waitFor(() => expect(screen.getByRole('table', { name: 'Closest configurations (none fits)' })).toBeTruthy(), { timeout: 20000 });
     expect(screen.getByText('Why the closest one fails')).toBeTruthy();
     expect(screen.getByText(/needs .* GB but the GPU has/)).toBeTruthy();
@@ -149,7 +151,8 @@ describe('editing', () => {
     fireEvent.change(select, { target: { value: 'dualpipe' } });
     expect(store.scenario.value.parallel.schedule).toBe('dualpipe');
     await waitFor(() => expect(screen.getByTestId('plan-layout').textContent).toBe('TP 8 · PP 8 (DualPipe) · DP 16'), { timeout: 20000 });
-    fireEvent.click(screen.getByRole('button', { name: /Unpin all/ }));
+    // Below the answer, a frame later (store.ready) and its own chunk: wait for it.
+    fireEvent.click((await screen.findAllByRole('button', { name: /Unpin all/ }, { timeout: 15000 }))[0]);
     expect(store.state.value.sched).toBe('');
     expect('parallel' in store.scenario.value).toBe(false);
   });
