@@ -8,7 +8,8 @@
 //   --no-build                       measure the dist/ that is there
 // Figures: first plan on screen from a cold load of the default page and of a shared link (fresh
 // context, empty cache; median of 5 after a warm-up of the browser process), result after an
-// edit (GPUs typed, median of 10, on the default page and with every layout searched), JS + wasm bytes loaded before the first plan (gzip).
+// edit (GPUs typed, median of 10, on the default page and with every layout searched), JS + wasm
+// bytes loaded before the first plan (gzip).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
