@@ -262,18 +262,28 @@ static void add_layer_times(LayerTimes& sum, const LayerTimes& lt, double times)
   sum.recompute_s += times * lt.recompute_s;
 }
 
-static void accumulate(StageTime& st, const LayerTimes& lt, double times) {
-  add_layer_times(st.per_layer_sum, lt, times);
-  st.forward_s += times * lt.forward_s();
-  st.backward_s += times * lt.backward_s();
-  st.recompute_s += times * lt.recompute_s;
-  st.host_stall_s += times * lt.host_stall_s();
+/// A layer's times with its pass times worked out once (each is a cube root under the host
+/// overlap, with_host_s): every stage of a plan adds the same two layers, dense and MoE.
+struct LayerPass {
+  const LayerTimes& times;
+  double forward_s, backward_s, host_stall_s;
+  explicit LayerPass(const LayerTimes& lt)
+      : times(lt), forward_s(lt.forward_s()), backward_s(lt.backward_s()),
+        host_stall_s((forward_s - lt.gpu_forward_s()) + (backward_s - lt.gpu_backward_s())) {}
+};
+
+static void accumulate(StageTime& st, const LayerPass& layer, double times) {
+  add_layer_times(st.per_layer_sum, layer.times, times);
+  st.forward_s += times * layer.forward_s;
+  st.backward_s += times * layer.backward_s;
+  st.recompute_s += times * layer.times.recompute_s;
+  st.host_stall_s += times * layer.host_stall_s;
 }
 
 /// One pipeline stage's layers (and the head and MTP modules where they are) per micro-batch.
 static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
-                            const StageSplit& split, int stage, const LayerTimes& dense,
-                            const LayerTimes& moe) {
+                            const StageSplit& split, int stage, const LayerPass& dense,
+                            const LayerPass& moe) {
   const int layers = split.layers_on_stage(stage, p.pp);
   const int moe_layers = moe_layers_on_stage(scenario.model, split, stage, p.pp);
   StageTime st;
@@ -301,7 +311,7 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
 /// A rank's time per micro-batch. Under DualPipe a rank runs stage k for the micro-batches of
 /// one direction and its mirror p−1−k for the other's, half of them each.
 static StageTime rank_time(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
-                           int rank, const LayerTimes& dense, const LayerTimes& moe) {
+                           int rank, const LayerPass& dense, const LayerPass& moe) {
   const StageTime own = stage_time(scenario, p, split, rank, dense, moe);
   const int mirror = p.pp - 1 - rank;
   if (p.schedule != ScheduleKind::kDualPipe || mirror == rank) return own;
@@ -444,10 +454,11 @@ void set_memory(const Scenario& scenario, const StageMemory& peak, bool detailed
 /// The slowest stage's time per micro-batch, over the stages that can be slowest.
 StageTime slowest_stage(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
                         const LayerTimesPair& times) {
-  StageTime slowest = rank_time(scenario, p, split, 0, times.dense, times.moe);
+  const LayerPass dense(times.dense), moe(times.moe);
+  StageTime slowest = rank_time(scenario, p, split, 0, dense, moe);
   for (int stage : candidate_stages(scenario.model, split, p.pp)) {
     if (stage <= 0 || stage >= p.pp) continue;
-    StageTime st = rank_time(scenario, p, split, stage, times.dense, times.moe);
+    StageTime st = rank_time(scenario, p, split, stage, dense, moe);
     if (st.total_s() > slowest.total_s()) slowest = st;
   }
   return slowest;
