@@ -82,7 +82,8 @@ std::string web_bench_problem(const std::string& markdown) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   const std::regex header(R"(^\| measure \(`npm --prefix web run bench`, \d{4}-\d{2}-\d{2}, .*load average [0-9.]+\) \| figure \| budget \|$)");
-  const std::regex row(R"(^\| [^|]+ \| [0-9.,]+ (ms|KB gzip) \| ≤ [0-9.,]+ (ms|KB) \|$)");
+  // "none": a figure shown for context with no budget (a shared link's first plan).
+  const std::regex row(R"(^\| [^|]+ \| [0-9.,]+ (ms|KB gzip) \| (≤ [0-9.,]+ (ms|KB)|none) \|$)");
   if (lines.size() < 4 || !std::regex_match(lines[1], header) || lines[2] != "|---|---|---|") {
     return "the table header does not name the command, the date and the load";
   }
