@@ -244,5 +244,76 @@ TEST(DeepSeekV3AsRun, FitsAndLandsWithinFifteenPercentOfThePublishedCost) {
   EXPECT_NEAR(tokens_per_gpu / published, 1.0, 0.15) << tokens_per_gpu;
 }
 
+// FP8 parameters (training.fp8_param_gather; Megatron --fp8-param-gather, which Megatron-Bridge's
+// FP8 recipes set): the weight is its FP8 bytes and their transpose, no BF16 copy beside them.
+Scenario llama70b_fp8(const std::string& framework, int zero, bool fp8_params) {
+  return scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"h100-sxm","gpus":64},
+      "training":{"seq_len":8192,"global_batch":256,"precision":"fp8","fp8_recipe":"current",
+                  "framework":")" + framework + R"(","fp8_param_gather":)" + (fp8_params ? "true" : "false") + R"(},
+      "parallel":{"tp":8,"pp":4,"dp":2,"zero":)" + std::to_string(zero) + R"(}})");
+}
+
+TEST(Fp8ParamGather, KeepsTwoBytesPerLayerParameterLessAndGathersHalfTheBytes) {
+  // Llama 3 70B, one layer: attention 8192·(8192 + 2·1024) + 8192·8192 = 150,994,944, SwiGLU
+  // 3·8192·28672 = 704,643,072, two norms 16,384: split by TP 8 but the norms, 106,954,752 +
+  // 16,384 = 106,971,136 per GPU. 20 layers per stage (pp 4): 2,139,422,720 layer parameters.
+  // Without FP8 parameters the GPU holds BF16 weights (2) and TE's FP8 weight and transpose (2);
+  // with them only the FP8 weight and transpose: 2 bytes less per layer parameter = 4.2789 GB.
+  const Scenario bf16_weights = llama70b_fp8("megatron-core", 1, false);
+  const Scenario fp8_weights = llama70b_fp8("megatron-core", 1, true);
+  const ParallelConfig p = resolve_defaults(bf16_weights);
+  const Estimate a = evaluate(bf16_weights, p);
+  const Estimate b = evaluate(fp8_weights, p);
+  ASSERT_EQ(a.memory.peak_stage, b.memory.peak_stage);
+  EXPECT_NEAR(a.memory.weights_bytes - b.memory.weights_bytes, 2.0 * 20 * 106971136.0, 1e-3 * 4.2789e9);
+  // Gradients, optimizer state and activations do not change; the step does not get slower.
+  EXPECT_DOUBLE_EQ(a.memory.gradients_bytes, b.memory.gradients_bytes);
+  EXPECT_DOUBLE_EQ(a.memory.activations_bytes, b.memory.activations_bytes);
+  EXPECT_LE(b.step_time_s, a.step_time_s);
+  // The all-gather of the nccl-tests plan: one byte per layer parameter (uint8), BF16 for the
+  // embedding and head.
+  const LaunchResult nccl_a = launch_configuration(bf16_weights, a, "nccl-tests");
+  const LaunchResult nccl_b = launch_configuration(fp8_weights, b, "nccl-tests");
+  ASSERT_TRUE(nccl_a.problems.empty() && nccl_b.problems.empty());
+  EXPECT_NE(nccl_a.text.find("bf16 weight all-gather"), std::string::npos);
+  EXPECT_NE(nccl_b.text.find("FP8 weight all-gather"), std::string::npos);
+  EXPECT_NE(nccl_b.text.find("-d uint8"), std::string::npos);
+}
+
+TEST(Fp8ParamGather, LaunchesWhereTheFrameworkCanAndRefusesWhereItCannot) {
+  const Scenario s = llama70b_fp8("megatron-core", 1, true);
+  const Estimate plan = evaluate(s, resolve_defaults(s));
+  const LaunchResult megatron = launch_configuration(s, plan, "megatron");
+  ASSERT_TRUE(megatron.problems.empty()) << megatron.problems.front().message;
+  EXPECT_NE(megatron.text.find("--fp8-param-gather"), std::string::npos);
+  const LaunchResult nemo = launch_configuration(s, plan, "nemo");
+  ASSERT_TRUE(nemo.problems.empty()) << nemo.problems.front().message;
+  EXPECT_NE(nemo.text.find("fp8_param_gather = True"), std::string::npos);
+  // Without it, Megatron gathers BF16 weights and NeMo says so.
+  const Scenario plain = llama70b_fp8("megatron-core", 1, false);
+  const Estimate plain_plan = evaluate(plain, resolve_defaults(plain));
+  EXPECT_EQ(launch_configuration(plain, plain_plan, "megatron").text.find("--fp8-param-gather"), std::string::npos);
+  EXPECT_NE(launch_configuration(plain, plain_plan, "nemo").text.find("fp8_param_gather = False"), std::string::npos);
+  // Megatron needs the distributed optimizer for it (arguments.py:1095).
+  const Scenario no_zero = llama70b_fp8("megatron-core", 0, true);
+  const LaunchResult refused = launch_configuration(no_zero, evaluate(no_zero, resolve_defaults(no_zero)), "megatron");
+  ASSERT_FALSE(refused.problems.empty());
+  EXPECT_EQ(refused.problems.front().code, "megatron.fp8_params_need_zero");
+  EXPECT_EQ(refused.problems.front().source, "Megatron-LM d98e8a64 megatron/training/arguments.py:1095");
+  // torchtitan's Float8 converter has no such switch; Megatron-DeepSpeed keeps BF16 weights.
+  const Scenario titan = llama70b_fp8("torchtitan", 2, true);
+  const LaunchResult t = launch_configuration(titan, evaluate(titan, resolve_defaults(titan)), "torchtitan");
+  ASSERT_FALSE(t.problems.empty());
+  EXPECT_TRUE(std::any_of(t.problems.begin(), t.problems.end(), [](const auto& q) { return q.code == "torchtitan.fp8_params"; }));
+  // BF16 training has no FP8 weights to keep.
+  try {
+    scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"h100-sxm","gpus":8},
+        "training":{"seq_len":2048,"global_batch":8,"fp8_param_gather":true}})");
+    FAIL() << "accepted fp8_param_gather on a BF16 plan";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.path(), "/training/fp8_param_gather");
+  }
+}
+
 }  // namespace
 }  // namespace pplan

@@ -186,7 +186,7 @@ describe('corrupt, hostile and foreign links fall back to defaults with a warnin
   it('every scenario key is in the readable format', () => {
     expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl',
       'tokens', 'storage', 'failrate', 'restart', 'nvd', 'nics', 'nicg', 'rail', 'osub', 'fw', 'disp', 'epov',
-      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'sched']);
+      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'f8p', 'sched']);
   });
 });
 
@@ -242,5 +242,17 @@ describe('the pipeline schedule (sched) and the FP8 SwiGLU input (f8s): keys add
     expect(UNPINNED.sched).toBe('');
     expect(isPinned({ ...DEFAULT_STATE, ...UNPINNED, sched: 'dualpipe' })).toBe(true);
     expect({ ...state, ...UNPINNED }.sched).toBe('');
+  });
+});
+
+describe('FP8 parameters (f8p): a key added to v1 at the end', () => {
+  it('reaches the scenario as training.fp8_param_gather, and is left out when empty', async () => {
+    const hash = 'v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&prec=fp8&f8p=true';
+    const { state, warning } = await decodeHash(`#${hash}`);
+    expect(warning).toBeNull();
+    expect(state.f8p).toBe('true');
+    expect(await encodeHash(state)).toBe(hash);
+    expect(toScenario(state).training.fp8_param_gather).toBe(true);
+    expect('fp8_param_gather' in toScenario({ ...state, f8p: '' }).training).toBe(false);
   });
 });

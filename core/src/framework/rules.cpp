@@ -56,6 +56,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.bf16_optimizer_state = t.optimizer_state_dtype == OptimizerStateDtype::kBf16;
   f.cuda_graphs = t.cuda_graphs;
   f.activation_fp8_store = t.activation_func_fp8_input_store;
+  f.fp8_params = f.fp8 && t.fp8_param_gather;
   f.flash_attention = t.flash_attention;
   f.fp8_recipe = t.fp8_recipe;
   f.recompute_layers = p.recompute == Recompute::kFull ? p.recompute_layers : 0;
@@ -306,6 +307,9 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.fp8_recipe_hardware", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:168"},
     {"megatron.rope_theta_not_integer", "Megatron-LM d98e8a64 megatron/training/arguments.py:2418"},
     {"megatron.priced_for_another_framework", "pplan: the scenario's training.framework is not Megatron-Core/Megatron-LM; the plan was priced with another framework's kernels and communication"},
+    {"megatron.fp8_params_need_zero", "Megatron-LM d98e8a64 megatron/training/arguments.py:1095"},
+    {"torchtitan.fp8_params", "torchtitan b5bcd76c torchtitan/components/quantization/float8.py:57"},
+    {"deepspeed.fp8_params", "pplan: Megatron-DeepSpeed 4efb479d has no --fp8-param-gather (its FP8 keeps BF16 weights)"},
     {"megatron.optimizer_state_needs_zero", "Megatron-LM d98e8a64 megatron/core/optimizer/__init__.py:1059"},
     {"megatron.flex_needs_tp_ep", "Megatron-LM d98e8a64 megatron/core/transformer/moe/token_dispatcher.py:1836"},
     {"megatron.moe_overlap_needs_vpp", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:3008"},
@@ -621,6 +625,12 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
   const ParallelConfig& p = f.parallel;
   // Megatron-LM d98e8a64 megatron/core/optimizer/__init__.py get_megatron_optimizer:
   // "--use-precision-aware-optimizer only supported with distributed optimizer".
+  if (f.fp8_params && p.zero == 0 &&
+      sink.add("megatron.fp8_params_need_zero",
+               "FP8 parameters (training.fp8_param_gather, --fp8-param-gather) need the distributed "
+               "optimizer or FSDP (arguments.py): use zero >= 1 or training.fp8_param_gather false")) {
+    return true;
+  }
   if (f.bf16_optimizer_state && p.zero == 0 &&
       sink.add("megatron.optimizer_state_needs_zero",
                "bf16 optimizer state (training.optimizer_state_dtype) runs in Megatron's "
@@ -892,6 +902,13 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
       return true;
     }
   }
+  if (f.fp8_params &&
+      sink.add("torchtitan.fp8_params",
+               "the plan keeps the weights in FP8 and gathers them in FP8 (Megatron's "
+               "--fp8-param-gather), which torchtitan's Float8 converter has no switch for: set "
+               "training.fp8_param_gather false")) {
+    return true;
+  }
   if (f.activation_fp8_store &&
       sink.add("torchtitan.activation_fp8_store",
                "the plan keeps SwiGLU's input in FP8 (Megatron's --activation-func-fp8-input-store), which "
@@ -1151,6 +1168,12 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                "Megatron-DeepSpeed has no TP communication overlap (no Transformer Engine "
                "userbuffers), while the plan is priced with it: set training.tp_comm_overlap "
                "false")) {
+    return true;
+  }
+  if (f.fp8_params &&
+      sink.add("deepspeed.fp8_params",
+               "the plan keeps the weights in FP8 (Megatron's --fp8-param-gather), which "
+               "Megatron-DeepSpeed cannot: set training.fp8_param_gather false")) {
     return true;
   }
   if (f.activation_fp8_store &&

@@ -1048,6 +1048,13 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     }
     t.activation_func_fp8_input_store =
         r.optional_boolean("activation_func_fp8_input_store").value_or(t.activation_func_fp8_input_store);
+    if (r.has("fp8_param_gather") && r.optional_boolean("fp8_param_gather").value_or(false) &&
+        t.precision != Precision::kFp8) {
+      throw InputError("input.inconsistent", r.child("fp8_param_gather"),
+                       r.child("fp8_param_gather") + " keeps the weights in FP8, but training.precision is " +
+                           precision_name(t.precision) + ": set precision \"fp8\" or drop it");
+    }
+    t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
     if (auto dtype = r.optional_choice("optimizer_state_dtype", kOptimizerStateDtypes)) {
       t.optimizer_state_dtype = static_cast<OptimizerStateDtype>(*dtype);
     }
@@ -1245,7 +1252,10 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"cuda_graphs", t.cuda_graphs},
                    {"optimizer_state_dtype", std::string(kOptimizerStateDtypes[static_cast<int>(t.optimizer_state_dtype)])},
                    {"memory_headroom", t.memory_headroom}};
-  if (t.precision == Precision::kFp8) j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+  if (t.precision == Precision::kFp8) {
+    j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+    j["training"]["fp8_param_gather"] = t.fp8_param_gather;
+  }
   if (scenario.model.activation == Activation::kSwiglu) {
     j["training"]["activation_func_fp8_input_store"] = t.activation_func_fp8_input_store;
   }

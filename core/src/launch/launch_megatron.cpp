@@ -292,8 +292,8 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   if (f.fp8) {
     // Megatron-LM d98e8a64 megatron/core/fp8_utils.py: delayed -> DelayedScaling, tensorwise ->
     // Float8CurrentScaling (pplan's "current"), blockwise -> Float8BlockScaling, mxfp8 ->
-    // MXFP8BlockScaling. Weights stay bf16 with Transformer Engine's FP8 copies, as priced: no
-    // --fp8-param-gather (memory.h).
+    // MXFP8BlockScaling. Weights as priced (memory.h): FP8 parameters with --fp8-param-gather,
+    // else bf16 beside Transformer Engine's FP8 copies.
     const bool blockwise = f.fp8_recipe == Fp8Recipe::kBlockwise;
     t.flags.push_back({"--fp8-format", blockwise ? "e4m3" : "hybrid",
                        blockwise ? "as Megatron's blockwise example (nemotron5p5_12b_H.sh)"
@@ -314,6 +314,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
         t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling, 1x32"});
         break;
     }
+    if (f.fp8_params) t.flags.push_back({"--fp8-param-gather", "", "FP8 weights, gathered in FP8, as priced"});
   }
   if (f.cuda_graphs) {
     // Megatron's per-layer graphs (--cuda-graph-impl local, the successor of --enable-cuda-graph

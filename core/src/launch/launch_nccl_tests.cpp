@@ -299,17 +299,22 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
       rs.model_time_s = reduce_scatter_s(rs.bytes, g, gpu);
       rs.link = link_name(g, f);
       benches.push_back(rs);
-      // Weights are gathered in bf16, as priced (kWeightBytesPerParam; FP8 plans keep bf16
-      // weights beside Transformer Engine's FP8 copies, memory.h).
+      // Weights are gathered as priced (memory.h): bf16 (kWeightBytesPerParam), or with FP8
+      // parameters one byte per layer parameter and bf16 for the embedding and head.
+      const double embedding_moved = per_layer ? 0.0 : params.embedding_and_head;
       Benchmark ag = over(g, span, f);
       ag.title =
-          "DP (ZeRO-" + num(p.zero) + "): bf16 weight all-gather over dp x cp" +
+          "DP (ZeRO-" + num(p.zero) + "): " + (f.fp8_params ? "FP8" : "bf16") + " weight all-gather over dp x cp" +
           std::string(per_layer ? " (one layer at a time, every micro-batch, forward and backward)"
                                 : " (after the optimizer step)");
-      ag.derivation = what + " x 2 bytes";
+      ag.derivation = f.fp8_params ? what + ": " + format_count(moved - embedding_moved) + " layer parameters x 1 byte + " +
+                                         format_count(embedding_moved) + " embedding/head x 2 bytes"
+                                   : what + " x 2 bytes";
       ag.collective = Collective::kAllGather;
-      ag.datatype = "bfloat16";
-      ag.bytes = moved * kWeightBytesPerParam;
+      // An all-gather only copies bytes: FP8 weights move as uint8.
+      ag.datatype = f.fp8_params ? "uint8" : "bfloat16";
+      ag.bytes = f.fp8_params ? (moved - embedding_moved) * 1.0 + embedding_moved * kWeightBytesPerParam
+                              : moved * kWeightBytesPerParam;
       cap_size(ag);
       ag.model_time_s = reduce_scatter_s(ag.bytes, g, gpu);
       ag.link = link_name(g, f);

@@ -268,9 +268,10 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("trainer.plugins", std::string(nemo_precision(f)) + "()");
   set("trainer.plugins.grad_reduce_in_fp32", py_bool(f.grad_fp32));
   if (f.fp8) {
-    // Weights stay bf16 beside Transformer Engine's FP8 copies, as priced (memory.h): no FP8
-    // parameter gather, and so no reuse of the gradient buffer for it.
-    set("trainer.plugins.fp8_param_gather", "False", "bf16 weight all-gather, as priced");
+    // As priced (memory.h): FP8 parameters gathered in FP8, or bf16 weights beside Transformer
+    // Engine's FP8 copies; no reuse of the gradient buffer for the MXFP8 gather either way.
+    set("trainer.plugins.fp8_param_gather", py_bool(f.fp8_params),
+        f.fp8_params ? "FP8 weights, gathered in FP8, as priced" : "bf16 weight all-gather, as priced");
     if (f.fp8_recipe == Fp8Recipe::kCurrent)
       set("trainer.plugins.first_last_layers_bf16", "False", "every layer in FP8, as priced");
     if (f.fp8_recipe == Fp8Recipe::kMxfp8)

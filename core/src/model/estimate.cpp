@@ -483,7 +483,7 @@ double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double 
 
 /// Exposed data-parallel communication per step and the optimizer step, for the stage at
 /// `peak_stage`. Gradients are reduced in the framework's gradient dtype; weights gathered in
-/// BF16. What overlaps with what follows the scenario's switches (framework/framework.h).
+/// BF16, or FP8 (training.fp8_param_gather). What overlaps with what follows the scenario's switches (framework/framework.h).
 void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
                              int peak_stage, const StageTime& slowest, double m, TimeBreakdown& t) {
   const TrainingSpec& training = scenario.training;
@@ -509,7 +509,14 @@ void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, 
            reduce_scatter_s(bytes_per_param * params.expert, expert_group, gpu);
   };
   const double gradient_rs = reduce(grad_bytes, dp_group, edp_group);
-  const double weight_ag = reduce(kWeightBytesPerParam, gather_group, gather_edp);
+  // FP8 parameters gather one byte per layer parameter; the embedding and head stay BF16.
+  const double weight_ag =
+      state_bytes.gathered_layer_weights == kWeightBytesPerParam
+          ? reduce(kWeightBytesPerParam, gather_group, gather_edp)
+          : reduce_scatter_s(kWeightBytesPerParam * params.embedding_and_head +
+                                 state_bytes.gathered_layer_weights * (params.dense - params.embedding_and_head),
+                             gather_group, gpu) +
+                reduce_scatter_s(state_bytes.gathered_layer_weights * params.expert, gather_edp, gpu);
   const bool overlap_grads = overlaps_grad_reduce(training, p.zero);
   const bool overlap_params = overlaps_param_gather(training, p.zero);
   const double mb_forward_s = slowest.forward_s;

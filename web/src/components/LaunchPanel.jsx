@@ -68,6 +68,17 @@ export function launchFixes(problems, plan) {
       buttons: [{ id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
     });
   }
+  const fp8Params = [...codes].find((c) => c === 'torchtitan.fp8_params' || c === 'deepspeed.fp8_params' || c === 'megatron.fp8_params_need_zero');
+  if (fp8Params) {
+    const needsZero = fp8Params === 'megatron.fp8_params_need_zero';
+    out.push({
+      id: 'f8p',
+      text: needsZero ? 'FP8 parameters need the distributed optimizer (ZeRO-1 or more).'
+        : `${FRAMEWORK_OF_CODE[fp8Params.split('.')[0]]} does not keep the weights in FP8.`,
+      buttons: [...(needsZero ? [{ id: 'fix-f8p-zero', label: 'Use the distributed optimizer (ZeRO-1)', patch: { zero: '1' } }] : []),
+        { id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: '' } }],
+    });
+  }
   return out;
 }
 

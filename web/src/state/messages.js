@@ -36,7 +36,7 @@ export const FIELD_LABELS = {
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',
-  osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8',
+  osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8', f8p: 'FP8 weights (FP8 parameter gather)',
 };
 
 /** Pipeline schedules (parallel.schedule) by their short names, as plans and launch lines say them. */

@@ -37,6 +37,9 @@ struct ModelStateBytes {
   /// FP8 copies of the weights Transformer Engine keeps beside the BF16 ones (the weight and
   /// its transpose, one byte each), for the parameters of the layers a GPU holds.
   double fp8_weight_copies = 0;
+  /// Bytes per layer parameter the data-parallel weight all-gather moves: BF16, or one byte
+  /// with FP8 parameters (training.fp8_param_gather; the embedding and head stay BF16).
+  double gathered_layer_weights = kWeightBytesPerParam;
 };
 
 /**

@@ -1,0 +1,21 @@
+// The one-click fixes of FP8-parameter refusals (framework/rules.cpp codes): launch never dead-ends.
+import { describe, expect, it } from 'vitest';
+import { launchFixes } from '../src/components/LaunchPanel.jsx';
+
+const plan = { parallel: { tp: 8, pp: 4, dp: 2, zero: 0 } };
+
+describe('launchFixes for FP8 parameters', () => {
+  it('offers the distributed optimizer where Megatron needs it, and BF16 weights', () => {
+    const [fix] = launchFixes([{ code: 'megatron.fp8_params_need_zero' }], plan);
+    expect(fix.id).toBe('f8p');
+    expect(fix.buttons.map((b) => b.patch)).toEqual([{ zero: '1' }, { f8p: '' }]);
+  });
+
+  it('offers BF16 weights where the framework has no FP8 parameters', () => {
+    for (const code of ['torchtitan.fp8_params', 'deepspeed.fp8_params']) {
+      const [fix] = launchFixes([{ code }], plan);
+      expect(fix.text).toMatch(/does not keep the weights in FP8/);
+      expect(fix.buttons).toEqual([{ id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: '' } }]);
+    }
+  });
+});
