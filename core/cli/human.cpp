@@ -74,7 +74,9 @@ std::string layout_of(const json& p) {
   if (special_schedule(p)) s += ", " + p["schedule"].get<std::string>() + " schedule";
   s += ", micro-batch " + p["micro_batch"].dump();
   s += p["sequence_parallel"] == true ? ", sequence parallel" : "";
-  s += ", recompute " + p["recompute"].get<std::string>() + ", ZeRO-" + p["zero"].dump();
+  s += ", recompute " + p["recompute"].get<std::string>();
+  if (p.contains("offload_layers")) s += ", " + p["offload_layers"].dump() + " layers offloaded";
+  s += ", ZeRO-" + p["zero"].dump();
   return s;
 }
 
@@ -113,6 +115,9 @@ std::string estimate_text(const json& e) {
                   seconds(number(t, "tp_comm")) + " / " + seconds(number(t, "cp_comm")) + " / " +
                       seconds(number(t, "ep_comm")) + " / " + seconds(number(t, "pp_comm")) +
                       " / " + seconds(number(t, "dp_comm"))});
+  if (number(t, "offload") > 0 || e["parallel"].contains("offload_layers")) {
+    rows.push_back({"  exposed activation offload", seconds(number(t, "offload"))});
+  }
   rows.push_back({"MFU / HFU", pct(number(e, "mfu")) + " / " + pct(number(e, "hfu"))});
   rows.push_back({"TFLOP/s per GPU", fixed(number(e, "tflops_per_gpu"), 1)});
   rows.push_back({"tokens per second", grouped(static_cast<long long>(number(e, "tokens_per_s")))});
@@ -146,7 +151,9 @@ std::string plan_text(const json& a) {
       rows.push_back({std::to_string(++rank), p["tp"].dump(), p["pp"].dump(), p["dp"].dump(),
                       p["cp"].dump(), p["ep"].dump(), p["vpp"].dump(), p["micro_batch"].dump(),
                       p["sequence_parallel"] == true ? "on" : "off",
-                      p["recompute"].get<std::string>(), p["zero"].dump(),
+                      p["recompute"].get<std::string>() +
+                          (p.contains("offload_layers") ? "+off" + p["offload_layers"].dump() : ""),
+                      p["zero"].dump(),
                       fixed(number(e["memory_gb"], "total"), 1) + "/" +
                           fixed(number(e["memory_gb"], "capacity"), 1),
                       seconds(number(e, "step_time_s")), pct(number(e, "mfu")),

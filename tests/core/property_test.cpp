@@ -109,7 +109,7 @@ std::string describe(const json& scenario, const ParallelConfig& p) {
          " dp " + std::to_string(p.dp) + " cp " + std::to_string(p.cp) + " ep " + std::to_string(p.ep) +
          " etp " + std::to_string(expert_tp(p)) + " vpp " + std::to_string(p.vpp) + " mb " + std::to_string(p.micro_batch) + " sp " +
          std::to_string(p.sequence_parallel) + " recompute " + recompute_name(p.recompute) + " zero " +
-         std::to_string(p.zero);
+         std::to_string(p.zero) + (p.offload_layers > 0 ? " offload " + std::to_string(p.offload_layers) : "");
 }
 
 /// A random complete config on top of (tp, pp, dp, cp); the rest drawn independently.
@@ -550,6 +550,16 @@ TEST(Properties, SearchFindsTheFastestPlanOfABruteForceEnumeration) {
                     for (Recompute r : {Recompute::kNone, Recompute::kSelective}) {
                       p.recompute = r;
                       consider(p);
+                    }
+                    // One stage without recomputation may offload its first layers' activations
+                    // (the scenarios run on Megatron-Core and on presets with a host link).
+                    if (pp == 1) {
+                      p.recompute = Recompute::kNone;
+                      for (int k = 1; k < s.model.layers; ++k) {
+                        p.offload_layers = k;
+                        consider(p);
+                      }
+                      p.offload_layers = 0;
                     }
                     p.recompute = Recompute::kFull;
                     const int chunk = s.model.layers / pp / vpp;

@@ -315,5 +315,85 @@ TEST(Fp8ParamGather, LaunchesWhereTheFrameworkCanAndRefusesWhereItCannot) {
   }
 }
 
+
+// Activation offloading (parallel.offload_layers; Megatron --cpu-offloading-num-layers): the first
+// layers' activations live in host memory between their forward and backward.
+Scenario llama70b_gb300(const std::string& precision, const std::string& extra_parallel = "") {
+  return scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"gb300","gpus":64},
+      "training":{"seq_len":8192,"global_batch":256,"precision":")" + precision + R"(",)" +
+                       (precision == "fp8" ? R"("fp8_recipe":"current","fp8_param_gather":true,)" : "") +
+                       R"("framework":"megatron-core"},
+      "parallel":{"tp":1,"pp":1,"dp":64,"micro_batch":2,"zero":3)" + extra_parallel + R"(}})");
+}
+
+TEST(ActivationOffload, OffloadsAboutAsManyLayersAsNvidiasGb300Recipes) {
+  // Megatron-Bridge 067f987df perf_recipes/llama/gb300/llama3.py: Llama 3 70B on 64 GB300, TP 1,
+  // PP 1, FSDP, micro-batch 2, no recomputation, cpu_offloading_num_layers 30 in BF16 and 20 in
+  // FP8 (current scaling). pplan's search, free to recompute instead, offloads the fewest layers
+  // that fit its memory model under the 10% headroom: within 3 layers of NVIDIA's choice.
+  for (const auto& [precision, recipe_layers] : {std::pair<std::string, int>{"bf16", 30}, {"fp8", 20}}) {
+    const Scenario s = llama70b_gb300(precision);
+    const SearchResult r = search(s, SearchOptions{});
+    ASSERT_FALSE(r.plans.empty()) << precision;
+    const Estimate& e = r.plans.front();
+    EXPECT_EQ(e.parallel.recompute, Recompute::kNone) << precision;
+    EXPECT_NEAR(e.parallel.offload_layers, recipe_layers, 3) << precision;
+    // And it beats recomputing every layer, which is what it chose before it could offload.
+    const Scenario full = llama70b_gb300(precision, R"(,"recompute":"full")");
+    const Estimate recomputed = evaluate(full, resolve_defaults(full));
+    EXPECT_LT(e.step_time_s, recomputed.step_time_s) << precision;
+  }
+}
+
+TEST(ActivationOffload, FreesTheOffloadedLayersAndExposesWhatTheCopiesTakeBeyondAPass) {
+  const Scenario none = llama70b_gb300("bf16", R"(,"recompute":"none")");
+  const Scenario off = llama70b_gb300("bf16", R"(,"recompute":"none","offload_layers":30)");
+  const ParallelConfig p0 = resolve_defaults(none), p = resolve_defaults(off);
+  ASSERT_EQ(p.offload_layers, 30);
+  const Estimate a = evaluate(none, p0), b = evaluate(off, p);
+  // One micro-batch in flight on one stage: 30 layers' activations fewer on the GPU.
+  const double layer_bytes = layer_activation_bytes(off, p, 0);
+  EXPECT_NEAR(a.memory.activations_bytes - b.memory.activations_bytes, 30 * layer_bytes, 1.0);
+  // Each copy (one way per pass, at the GB300's 225 GB/s per GPU over NVLink-C2C) beyond its
+  // neighbour's pass is exposed, per micro-batch: 256 / 64 / 2 = 2 of them.
+  const LayerTimes lt = layer_times(off, p, 0);
+  const double copy_s = layer_bytes / 225e9;
+  const double per_layer = std::max(0.0, copy_s - lt.forward_s()) + std::max(0.0, copy_s - lt.backward_s());
+  EXPECT_NEAR(b.time.offload_s, 2 * 30 * per_layer, 1e-9);
+  EXPECT_NEAR(b.step_time_s - a.step_time_s, b.time.offload_s, 1e-9);
+  // Over PCIe (an H100's 64 GB/s) the same copies take 3.5 times longer.
+  Scenario pcie = off;
+  pcie.cluster.gpu.host_link_bytes_per_s = 64e9;
+  EXPECT_GT(evaluate(pcie, p).time.offload_s, b.time.offload_s);
+}
+
+TEST(ActivationOffload, LaunchesInMegatronAndNemoAndIsRefusedWhereItCannotRun) {
+  const Scenario s = llama70b_gb300("bf16", R"(,"recompute":"none","offload_layers":30)");
+  const Estimate plan = evaluate(s, resolve_defaults(s));
+  const LaunchResult megatron = launch_configuration(s, plan, "megatron");
+  ASSERT_TRUE(megatron.problems.empty()) << megatron.problems.front().message;
+  EXPECT_NE(megatron.text.find("--cpu-offloading-num-layers 30"), std::string::npos);
+  const LaunchResult nemo = launch_configuration(s, plan, "nemo");
+  ASSERT_TRUE(nemo.problems.empty()) << nemo.problems.front().message;
+  EXPECT_NE(nemo.text.find("cpu_offloading_num_layers = 30"), std::string::npos);
+  EXPECT_NE(nemo.text.find("cpu_offloading_weights = False"), std::string::npos);
+  // Megatron runs it on one stage without recomputation (transformer_config.py:1891, :1896).
+  const Scenario staged = llama70b_gb300("bf16", R"(,"pp":2,"dp":32,"offload_layers":10)");
+  EXPECT_EQ(evaluate(staged, resolve_defaults(staged)).rejection_code, std::string("plan.offload_needs_one_stage"));
+  // Its per-layer CUDA graphs do not (transformer_config.py:2800).
+  Scenario graphs = s;
+  graphs.training.cuda_graphs = true;
+  const LaunchResult g = launch_configuration(graphs, evaluate(graphs, resolve_defaults(graphs)), "megatron");
+  ASSERT_FALSE(g.problems.empty());
+  EXPECT_EQ(g.problems.front().code, "megatron.offload_cuda_graphs");
+  // A GPU spec without a host link cannot price the copies.
+  Scenario unknown = s;
+  unknown.cluster.gpu.host_link_bytes_per_s = 0;
+  EXPECT_EQ(evaluate(unknown, resolve_defaults(unknown)).rejection_code, std::string("plan.offload_needs_host_link"));
+  // The count must leave a layer on the GPU (transformer_config.py:1884).
+  EXPECT_THROW(scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"gb300","gpus":64},
+      "training":{"seq_len":8192,"global_batch":256},"parallel":{"offload_layers":80}})"), InputError);
+}
+
 }  // namespace
 }  // namespace pplan

@@ -140,6 +140,12 @@ describe('every field the engine reports has a control on the page (issue #25)',
     const missing = [];
     for (const key of Object.keys(body.training)) if (!paths.has(`/training/${key}`)) missing.push(`training.${key}`);
     for (const key of Object.keys(body.parallel)) if (!paths.has(`/parallel/${key}`)) missing.push(`parallel.${key}`);
+    // One stage with offloaded activations reports parallel.offload_layers.
+    const offload = JSON.parse(await requestText({ command: 'evaluate', scenario: { schema_version: 1, model: 'llama3-70b',
+      cluster: { gpu: 'gb300', gpus: 64 }, training: { seq_len: 8192, global_batch: 256 },
+      parallel: { tp: 1, pp: 1, dp: 64, micro_batch: 2, zero: 3, recompute: 'none', offload_layers: 30 } } }));
+    expect(offload.parallel.offload_layers).toBe(30);
+    for (const key of Object.keys(offload.parallel)) if (!paths.has(`/parallel/${key}`)) missing.push(`parallel.${key}`);
     expect(missing).toEqual([]);
   });
 

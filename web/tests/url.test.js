@@ -186,7 +186,7 @@ describe('corrupt, hostile and foreign links fall back to defaults with a warnin
   it('every scenario key is in the readable format', () => {
     expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl',
       'tokens', 'storage', 'failrate', 'restart', 'nvd', 'nics', 'nicg', 'rail', 'osub', 'fw', 'disp', 'epov',
-      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'f8p', 'sched']);
+      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'f8p', 'sched', 'ofl']);
   });
 });
 

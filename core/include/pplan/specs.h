@@ -199,6 +199,9 @@ struct GpuSpec {
   double hbm_bytes_per_s = 0;
   double nvlink_bytes_per_s = 0;   ///< scale-up link, one direction
   double network_bytes_per_s = 0;  ///< scale-out NIC per GPU, one direction
+  /// GPU <-> host memory, one direction, per GPU when every GPU copies at once (PCIe, or Grace's
+  /// NVLink-C2C shared by a superchip's GPUs); 0 = not given (no activation offloading).
+  double host_link_bytes_per_s = 0;
   int sm_count = 0;                ///< streaming multiprocessors (GEMM waves)
   /// Maximum achievable matmul FLOP/s over the dense peak, measured (model/kernels.h).
   double mamf_fraction_bf16 = 0;
@@ -312,6 +315,10 @@ struct ParallelConfig {
   /// Uneven pipeline split: layers on the first/last stage; 0 = chosen automatically.
   int first_stage_layers = 0;
   int last_stage_layers = 0;
+  /// Layers whose activations are copied to host memory after their forward and back before
+  /// their backward (Megatron --cpu-offloading-num-layers: the first N; one stage, no
+  /// recomputation); 0 = none.
+  int offload_layers = 0;
 };
 
 /// The expert tensor-parallel size in effect: etp, or tp when it is not set.
@@ -361,7 +368,7 @@ inline const char* schedule_microbatch_problem(ScheduleKind schedule, int pp, lo
 /// The parts of a strategy the user pinned; everything unset is searched.
 struct ParallelConstraints {
   std::optional<int> tp, pp, dp, cp, ep, etp, vpp, micro_batch, zero;
-  std::optional<int> first_stage_layers, last_stage_layers, recompute_layers;
+  std::optional<int> first_stage_layers, last_stage_layers, recompute_layers, offload_layers;
   std::optional<unsigned> recompute_modules;
   std::optional<bool> sequence_parallel;
   std::optional<Recompute> recompute;

@@ -71,6 +71,11 @@ bool overlaps_param_gather(const TrainingSpec& training, int zero) {
   return training.overlap_param_gather || (training.framework == Framework::kDeepSpeed && zero >= 3);
 }
 
+bool offloads_activations(const TrainingSpec& training) {
+  const bool megatron = training.framework == Framework::kMegatronCore || training.framework == Framework::kMegatronLm;
+  return megatron && !training.cuda_graphs;
+}
+
 bool defers_gradient_sync(const TrainingSpec& training, const ParallelConfig& parallel) {
   return training.framework == Framework::kTorchtitan && parallel.pp > 1 && parallel.zero >= 2;
 }

@@ -307,6 +307,9 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.fp8_recipe_hardware", "TransformerEngine d0067d0d transformer_engine/pytorch/quantization.py:168"},
     {"megatron.rope_theta_not_integer", "Megatron-LM d98e8a64 megatron/training/arguments.py:2418"},
     {"megatron.priced_for_another_framework", "pplan: the scenario's training.framework is not Megatron-Core/Megatron-LM; the plan was priced with another framework's kernels and communication"},
+    {"megatron.offload_cuda_graphs", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2800"},
+    {"torchtitan.no_activation_offload", "torchtitan b5bcd76c torchtitan/config/configs.py:70"},
+    {"deepspeed.no_activation_offload", "pplan: Megatron-DeepSpeed 4efb479d offloads activations only with checkpointing (cpu_checkpointing), not whole layers' activations as priced"},
     {"megatron.fp8_params_need_zero", "Megatron-LM d98e8a64 megatron/training/arguments.py:1095"},
     {"torchtitan.fp8_params", "torchtitan b5bcd76c torchtitan/components/quantization/float8.py:57"},
     {"deepspeed.fp8_params", "pplan: Megatron-DeepSpeed 4efb479d has no --fp8-param-gather (its FP8 keeps BF16 weights)"},
@@ -681,6 +684,12 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                "training.overlap_grad_reduce true or training.overlap_param_gather false")) {
     return true;
   }
+  if (f.cuda_graphs && p.offload_layers > 0 &&
+      sink.add("megatron.offload_cuda_graphs",
+               "Megatron's per-layer CUDA graphs do not support CPU offloading (transformer_config.py): "
+               "use parallel.offload_layers 0 or training.cuda_graphs false")) {
+    return true;
+  }
   if (f.cuda_graphs) {
     // Megatron-LM d98e8a64 transformer_config.py __post_init__: per-layer CUDA graphs (local and
     // transformer_engine) reject full recompute ("full recompute is only supported with full
@@ -721,6 +730,15 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   const ModelSpec& model = s.model;
   if (framework_rule(toml ? LaunchFramework::kTorchtitanToml : LaunchFramework::kTorchtitan,
                      "torchtitan.priced_for_another_framework", s, sink)) {
+    return true;
+  }
+  // torchtitan's only offload switch (enable_cpu_offload) moves FSDP's parameters, gradients and
+  // optimizer state, not activations.
+  if (p.offload_layers > 0 &&
+      sink.add("torchtitan.no_activation_offload",
+               "the plan offloads layers' activations to host memory (Megatron's "
+               "--cpu-offloading-num-layers), which torchtitan does not do: use "
+               "parallel.offload_layers 0")) {
     return true;
   }
   // torchtitan picks DeepEP or HybridEP through its MoE config's comm_backend, which pplan's
@@ -1048,6 +1066,13 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
   const ParallelConfig& p = f.parallel;
   if (framework_rule(LaunchFramework::kDeepSpeed, "deepspeed.priced_for_another_framework", s,
                      sink)) {
+    return true;
+  }
+  if (p.offload_layers > 0 &&
+      sink.add("deepspeed.no_activation_offload",
+               "the plan offloads layers' activations to host memory (Megatron's "
+               "--cpu-offloading-num-layers), which Megatron-DeepSpeed does not do: use "
+               "parallel.offload_layers 0")) {
     return true;
   }
   if (recompute_modules(p, s.model.mla.has_value()) & ~unsigned(kRecomputeCoreAttn) &&

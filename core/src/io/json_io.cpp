@@ -856,6 +856,9 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
                          units::kBytesPerSecPerGBps;
   g.network_bytes_per_s = number("network_gbytes_per_s", kMinGBps, 1e6, g.network_bytes_per_s / units::kBytesPerSecPerGBps) *
                           units::kBytesPerSecPerGBps;
+  g.host_link_bytes_per_s =
+      r.optional_zero_or_number("host_link_gbytes_per_s", kMinGBps, 1e6).value_or(g.host_link_bytes_per_s / units::kBytesPerSecPerGBps) *
+      units::kBytesPerSecPerGBps;
   g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(g.sm_count);
   g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", kMinEfficiency, 1).value_or(g.mamf_fraction_bf16);
   g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", kMinEfficiency, 1).value_or(g.mamf_fraction_fp8);
@@ -1089,6 +1092,8 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     r.allow("recompute_modules");
     if (r.has("recompute_modules")) c.recompute_modules = parse_recompute_modules(document.at("parallel").at("recompute_modules"),
                                                                                 r.child("recompute_modules"), s.model, c);
+    // Megatron-LM d98e8a64 transformer_config.py:1884: fewer than the model's layers.
+    c.offload_layers = r.optional_integer("offload_layers", 0, std::max(0, s.model.layers - 1));
     c.first_stage_layers = r.optional_integer("first_stage_layers", 1, s.model.layers);
     c.last_stage_layers = r.optional_integer("last_stage_layers", 1, s.model.layers);
     // An uneven split needs stages to split: at pp = 1 it would be echoed without effect.
@@ -1134,6 +1139,7 @@ ordered_json parallel_to_json(const ParallelConfig& p) {
   j["sequence_parallel"] = p.sequence_parallel;
   j["recompute"] = recompute_name(p.recompute);
   if (p.recompute == Recompute::kFull && p.recompute_layers > 0) j["recompute_layers"] = p.recompute_layers;
+  if (p.offload_layers > 0) j["offload_layers"] = p.offload_layers;
   if (p.recompute == Recompute::kSelective && p.recompute_modules != 0) {
     j["recompute_modules"] = recompute_module_names(p.recompute_modules);
   }
@@ -1212,6 +1218,7 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   j["hbm_gbytes_per_s"] = g.hbm_bytes_per_s / units::kBytesPerSecPerGBps;
   j["nvlink_gbytes_per_s"] = g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps;
   j["network_gbytes_per_s"] = g.network_bytes_per_s / units::kBytesPerSecPerGBps;
+  if (g.host_link_bytes_per_s > 0) j["host_link_gbytes_per_s"] = g.host_link_bytes_per_s / units::kBytesPerSecPerGBps;
   if (g.sm_count > 0) j["sm_count"] = g.sm_count;
   if (g.mamf_fraction_bf16 > 0) j["mamf_fraction_bf16"] = g.mamf_fraction_bf16;
   if (g.mamf_fraction_fp8 > 0) j["mamf_fraction_fp8"] = g.mamf_fraction_fp8;
@@ -1304,7 +1311,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
                    {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
                    {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
-                   {"optimizer", e.time.optimizer_s}};
+                   {"offload", e.time.offload_s},     {"optimizer", e.time.optimizer_s}};
     j["mfu"] = e.mfu;
     j["mfu_causal"] = e.mfu_causal;
     j["hfu"] = e.hfu;

@@ -316,6 +316,12 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     }
     if (f.fp8_params) t.flags.push_back({"--fp8-param-gather", "", "FP8 weights, gathered in FP8, as priced"});
   }
+  if (p.offload_layers > 0) {
+    // Megatron-LM d98e8a64 arguments.py:1950: a layer count sets cpu_offloading; activations
+    // are offloaded and weights are not by default (model_parallel_config.py:471, :474), as priced.
+    t.flags.push_back({"--cpu-offloading-num-layers", std::to_string(p.offload_layers),
+                       "the first layers' activations kept in host memory, as priced"});
+  }
   if (f.cuda_graphs) {
     // Megatron's per-layer graphs (--cuda-graph-impl local, the successor of --enable-cuda-graph
     // that NeMo's performance scripts set), which need Transformer Engine's RNG tracker.

@@ -230,6 +230,14 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   set("trainer.strategy.ddp.overlap_param_gather", py_bool(f.param_overlap));
   set("trainer.strategy.ddp.grad_reduce_in_fp32", py_bool(f.grad_fp32),
       f.grad_fp32 ? "fp32 gradients, as priced" : "bf16 gradients, as priced");
+  if (p.offload_layers > 0) {
+    // Megatron-Core's ModelParallelConfig (model_parallel_config.py:458-474), as the
+    // Megatron-Bridge Llama 3 70B GB300 recipes set it: activations offloaded, weights not.
+    set("model.config.cpu_offloading", "True", "the first layers' activations kept in host memory, as priced");
+    set("model.config.cpu_offloading_num_layers", std::to_string(p.offload_layers));
+    set("model.config.cpu_offloading_activations", "True");
+    set("model.config.cpu_offloading_weights", "False");
+  }
   if (f.activation_fp8_store) {
     set("model.config.activation_func_fp8_input_store", "True", "SwiGLU's input kept in FP8, as priced");
   }

@@ -27,7 +27,7 @@ const char* severity_name(Severity severity) {
 
 double TimeBreakdown::total_s() const {
   return compute_s + host_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s +
-         bubble_s + dp_comm_s + optimizer_s;
+         bubble_s + dp_comm_s + offload_s + optimizer_s;
 }
 
 ParallelConfig resolve_defaults(const Scenario& scenario) {
@@ -51,6 +51,7 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.recompute_modules = c.recompute_modules.value_or(0);
   p.first_stage_layers = c.first_stage_layers.value_or(0);
   p.last_stage_layers = c.last_stage_layers.value_or(0);
+  p.offload_layers = c.offload_layers.value_or(0);
   return p;
 }
 
@@ -124,6 +125,22 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
     });
   }
   if (!split.valid) visit("plan.layers_not_divisible", kErr, [&] { return split.reason; });
+  if (p.offload_layers > 0) {
+    if (cluster.gpu.host_link_bytes_per_s <= 0) {
+      visit("plan.offload_needs_host_link", kErr, [&] {
+        return std::string("offload_layers copies activations to host memory, but the GPU spec gives no "
+                           "host link: set cluster.gpu.host_link_gbytes_per_s");
+      });
+    }
+    if (p.pp > 1 || p.recompute != Recompute::kNone) {
+      // Megatron-LM d98e8a64 transformer_config.py:1891 and :1896; the model prices it so too.
+      visit("plan.offload_needs_one_stage", kErr, [&] {
+        return "offload_layers = " + str(p.offload_layers) +
+               " is priced for one pipeline stage without recomputation, as Megatron runs it (pp = " +
+               str(p.pp) + ", recompute " + recompute_name(p.recompute) + ")";
+      });
+    }
+  }
   const long long per_step = 1LL * p.micro_batch * p.dp;
   if (scenario.training.global_batch % per_step != 0) {
     visit("plan.batch_not_divisible", kErr, [&] {
@@ -464,6 +481,24 @@ StageTime slowest_stage(const Scenario& scenario, const ParallelConfig& p, const
   return slowest;
 }
 
+/// Activation offloading per micro-batch: each of the first offload_layers layers copies its
+/// activations to host memory while the next layer runs its forward, and back while the layer
+/// after it runs its backward (Megatron's --cpu-offloading-num-layers through Transformer
+/// Engine's CPU offload context, one layer ahead each way). What a copy takes beyond that
+/// layer's pass is exposed. The copies' own HBM traffic is left out (stated).
+double activation_offload_s(const Scenario& scenario, const ParallelConfig& p, const LayerTimesPair& times) {
+  const double link = scenario.cluster.gpu.host_link_bytes_per_s;
+  if (p.offload_layers <= 0 || link <= 0) return 0.0;
+  double exposed = 0;
+  for (int layer = 0; layer < p.offload_layers; ++layer) {
+    const bool moe = is_moe_layer(scenario.model, layer);
+    const LayerTimes& lt = moe ? times.moe : times.dense;
+    const double copy_s = layer_activation_bytes(scenario, p, layer) / link;
+    exposed += std::max(0.0, copy_s - lt.forward_s()) + std::max(0.0, copy_s - lt.backward_s());
+  }
+  return exposed;
+}
+
 /// Pipeline point-to-point: one activation of tokens·h bf16 per boundary per micro-batch each
 /// way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
 double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double m) {
@@ -693,6 +728,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     e.bubble_fraction = busy_s > 0 ? t.bubble_s / (busy_s + t.bubble_s) : 0.0;
   }
   t.pp_comm_s = pipeline_p2p_s(scenario, p, m);
+  t.offload_s = m * activation_offload_s(scenario, p, options.layer_times ? *options.layer_times : computed);
   set_data_parallel_times(scenario, p, e.split, peak.stage, slowest, m, t);
   e.step_time_s = t.total_s();
 

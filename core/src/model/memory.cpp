@@ -277,8 +277,13 @@ double stage_activation_bytes(const ParallelConfig& parallel, double microbatche
                     ? moe_bytes
                     : ((layers - moe_layers) * per_layer + moe_layers * moe_bytes) / std::max(1, layers);
   }
-  double bytes = per_layer * inflight_layer_microbatches(parallel.schedule, stage, parallel.pp, parallel.vpp,
-                                                        microbatches, layers);
+  double layer_microbatches =
+      inflight_layer_microbatches(parallel.schedule, stage, parallel.pp, parallel.vpp, microbatches, layers);
+  // Offloaded layers (one stage, one micro-batch in flight) hold their activations in host
+  // memory: the layer being copied frees its HBM when the copy ends, before the next layer's
+  // forward has finished (at the average layer's bytes on a model mixing dense and MoE layers).
+  if (parallel.offload_layers > 0) layer_microbatches = std::max(0.0, layer_microbatches - parallel.offload_layers);
+  double bytes = per_layer * layer_microbatches;
   // A DualPipe rank at either end runs the head for one direction.
   const bool head = stage == head_rank(parallel) ||
                     (parallel.schedule == ScheduleKind::kDualPipe && stage == 0);

@@ -40,7 +40,10 @@ std::string num(long long v) { return std::to_string(v); }
 
 std::string recompute_text(const ParallelConfig& p) {
   switch (p.recompute) {
-    case Recompute::kNone: return "no recomputation";
+    case Recompute::kNone:
+      return p.offload_layers > 0 ? "no recomputation, the first " + num(p.offload_layers) + " layer" +
+                                        (p.offload_layers > 1 ? "s'" : "'s") + " activations offloaded to host memory"
+                                  : "no recomputation";
     case Recompute::kSelective: return "selective recomputation (the attention core)";
     case Recompute::kFull:
       return p.recompute_layers > 0 ? "full recomputation of " + num(p.recompute_layers) + " layer" +
@@ -80,7 +83,9 @@ std::string differences(const ParallelConfig& other, const ParallelConfig& plan)
   add(other.schedule != plan.schedule, std::string(schedule_name(other.schedule)) + " schedule");
   add(other.micro_batch != plan.micro_batch, "micro-batch " + num(other.micro_batch));
   add(other.sequence_parallel != plan.sequence_parallel, other.sequence_parallel ? "sequence parallel" : "no sequence parallel");
-  add(other.recompute != plan.recompute || other.recompute_layers != plan.recompute_layers, recompute_text(other));
+  add(other.recompute != plan.recompute || other.recompute_layers != plan.recompute_layers ||
+          other.offload_layers != plan.offload_layers,
+      recompute_text(other));
   add(other.zero != plan.zero, other.zero == 1 ? "distributed optimizer" : "ZeRO-" + num(other.zero));
   return out.empty() ? "the same layout" : out;
 }

@@ -1,5 +1,6 @@
 #include "pplan/search/search.h"
 
+#include "pplan/framework/framework.h"
 #include "pplan/framework/rules.h"
 #include "pplan/model/architecture.h"
 #include "pplan/model/compute.h"
@@ -65,7 +66,8 @@ auto simplicity_key(const Estimate& e) {
   const int recompute = p.recompute == Recompute::kFull ? (p.recompute_layers > 0 ? 2 : 3)
                         : p.recompute == Recompute::kSelective ? 1
                                                                : 0;
-  return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, int(p.schedule), recompute, p.recompute_layers, p.pp,
+  return std::make_tuple(zero_rank(p.zero), p.cp, p.vpp, int(p.schedule), recompute, p.recompute_layers,
+                         p.offload_layers, p.pp,
                          e.memory.total_bytes, p.tp, p.ep, int(expert_tp(p) != p.tp), p.micro_batch,
                          int(p.sequence_parallel));
 }
@@ -443,6 +445,7 @@ class SearchPass {
     g.base.recompute_layers = pin_.recompute_layers.value_or(0);
     g.base.recompute_modules = pin_.recompute_modules.value_or(0);
     g.base.last_stage_layers = pin_.last_stage_layers.value_or(0);
+    g.base.offload_layers = pin_.offload_layers.value_or(0);
     // The inner space size, to count a rejected subtree per configuration it covers.
     // EP must divide the experts, etp the expert width, and etp·ep a stage's tp·cp·dp GPUs
     // (the expert grid folds over them); candidates that break the grid rules are counted as
@@ -660,6 +663,40 @@ class SearchPass {
     if (p.recompute_layers > 0) peak = peak_stage_memory(scenario_, p, stage_params, layer_parts);
   }
 
+  /// Whether the search may offload p's activations (one stage, a framework that does, a GPU with
+  /// a host link, the count not pinned).
+  bool may_offload_activations(const ParallelConfig& p) const {
+    return p.pp == 1 && !pin_.offload_layers && scenario_.cluster.gpu.host_link_bytes_per_s > 0 &&
+           offloads_activations(scenario_.training);
+  }
+
+  /// Without recomputation on one stage, offload as few of the first layers' activations to host
+  /// memory as make it fit (Megatron's --cpu-offloading-num-layers): memory falls with every
+  /// offloaded layer, so bisection finds the fewest. Leaves p and peak unchanged when even
+  /// all but one do not fit.
+  void fewest_offloaded_layers(const CandidateStageParams& stage_params, const LayerActivationParts& layer_parts,
+                               ParallelConfig& p, StageMemory& peak) const {
+    const int most = scenario_.model.layers - 1;  // transformer_config.py:1884
+    if (most < 1) return;
+    p.offload_layers = most;
+    if (!every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
+      p.offload_layers = 0;
+      return;
+    }
+    int lo = 1, hi = most;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      p.offload_layers = mid;
+      if (every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    p.offload_layers = lo;
+    peak = peak_stage_memory(scenario_, p, stage_params, layer_parts);
+  }
+
   /// Keeps the three plans nearest to fitting (by memory over capacity) to show when none fits.
   void remember_near_miss(const ParallelConfig& p, double memory) {
     const double ratio = memory / capacity_;
@@ -826,11 +863,16 @@ class SearchPass {
         peak.total_bytes() <= capacity_) {
       fewest_recomputed_layers(g, stage_params, layer_parts, p, peak);
     }
+    const bool may_offload = may_offload_activations(p);
+    if (may_offload && p.recompute == Recompute::kNone && peak.total_bytes() > capacity_) {
+      fewest_offloaded_layers(stage_params, layer_parts, p, peak);
+    }
     const double memory = peak.total_bytes();
     if (memory > capacity_) {
-      reject("plan.out_of_memory", static_cast<long long>(heavier_left));
+      // With offloading, no recomputation may still fit where recomputing did not: go on to it.
+      reject("plan.out_of_memory", may_offload ? 1 : static_cast<long long>(heavier_left));
       remember_near_miss(p, memory);
-      return Next::kLessRecompute;
+      return may_offload ? Next::kCandidate : Next::kLessRecompute;
     }
     any_fit = true;
     // What training.framework cannot run is not a plan (launch refuses the same code). A

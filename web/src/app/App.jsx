@@ -206,6 +206,7 @@ function Results({ store, compact }) {
                            onPin={(p) => fix({ tp: String(p.tp), pp: String(p.pp), dp: String(p.dp), cp: String(p.cp), ep: String(p.ep),
                              etp: p.etp === undefined ? '' : String(p.etp),
                              rcl: p.recompute_layers ? String(p.recompute_layers) : '',
+                             ofl: p.offload_layers ? String(p.offload_layers) : '',
                              fsl: p.first_stage_layers ? String(p.first_stage_layers) : '',
                              lsl: p.last_stage_layers ? String(p.last_stage_layers) : '',
                              vpp: String(p.vpp), sched: p.pp > 1 && p.schedule ? p.schedule : '', mbs: String(p.micro_batch), sp: String(p.sequence_parallel), rc: p.recompute, zero: String(p.zero) })} />

@@ -18,12 +18,13 @@ export function layoutText(p) {
 /** A stable key of a configuration, for tests and the plot: tp8-pp8-v1-dp16-cp1-ep1-mb1-sp1-selective-z0
  * (a schedule other than 1F1B and interleaved appended: …-z1-dualpipe). */
 export function planKey(p) {
-  return `tp${p.tp}-pp${p.pp}-v${p.vpp}-dp${p.dp}-cp${p.cp}-ep${p.ep}-mb${p.micro_batch}-sp${p.sequence_parallel ? 1 : 0}-${p.recompute}-z${p.zero}${namedSchedule(p) ? `-${p.schedule}` : ''}`;
+  return `tp${p.tp}-pp${p.pp}-v${p.vpp}-dp${p.dp}-cp${p.cp}-ep${p.ep}-mb${p.micro_batch}-sp${p.sequence_parallel ? 1 : 0}-${p.recompute}${p.offload_layers > 0 ? `-off${p.offload_layers}` : ''}-z${p.zero}${namedSchedule(p) ? `-${p.schedule}` : ''}`;
 }
 
 /** The plan's settings beyond the grid, in words. */
 export function settingsText(p) {
-  return `micro-batch ${p.micro_batch}, ${p.sequence_parallel ? 'sequence parallel, ' : ''}${p.recompute === 'none' ? 'no' : p.recompute} recompute, ${p.zero > 0 ? `ZeRO-${p.zero}` : 'no ZeRO'}`;
+  const offloaded = p.offload_layers > 0 ? `${p.offload_layers} layers' activations offloaded to host, ` : '';
+  return `micro-batch ${p.micro_batch}, ${p.sequence_parallel ? 'sequence parallel, ' : ''}${p.recompute === 'none' ? 'no' : p.recompute} recompute, ${offloaded}${p.zero > 0 ? `ZeRO-${p.zero}` : 'no ZeRO'}`;
 }
 
 /** Whether the engine timed the plan: a grid that is not the cluster gets no step time, MFU or

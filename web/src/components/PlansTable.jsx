@@ -43,7 +43,7 @@ export function PlansTable({ plans, selected, onSelect, compact, caption }) {
                   <button type="button" class="row-pick" aria-pressed={isSel ? 'true' : 'false'}
                           aria-label={`Select plan ${i + 1}`} onClick={() => onSelect(i)}>{i + 1}</button>)}</td>
                 <td>{p.tp}</td><td>{p.pp}</td><td>{vppCell(p)}</td><td>{p.dp}</td><td>{p.cp}</td><td>{epCell(p)}</td>
-                <td>{p.micro_batch}</td><td>{p.sequence_parallel ? 'on' : 'off'}</td><td>{p.recompute}</td><td>{p.zero}</td>
+                <td>{p.micro_batch}</td><td>{p.sequence_parallel ? 'on' : 'off'}</td><td>{p.recompute}{p.offload_layers > 0 ? ` + ${p.offload_layers} offloaded` : ''}</td><td>{p.zero}</td>
                 <td class={e.fits_in_memory ? '' : 'over'}>{fmtGb(e.memory_gb.total)}</td>
                 <Figure figure={bubbleFigure(e)} />
                 <Figure figure={stepFigure(e)} />

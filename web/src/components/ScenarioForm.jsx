@@ -13,7 +13,8 @@ const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
 const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
   ['ep', 'EP (expert)'], ['etp', 'ETP (expert tensor)'], ['vpp', 'VPP (chunks per stage)'], ['mbs', 'Micro-batch'],
-  ['rcl', 'Recomputed layers per chunk (full)'], ['rcm', 'Recomputed modules (selective)'], ['fsl', 'Layers on the first stage'], ['lsl', 'Layers on the last stage']];
+  ['rcl', 'Recomputed layers per chunk (full)'], ['rcm', 'Recomputed modules (selective)'], ['fsl', 'Layers on the first stage'], ['lsl', 'Layers on the last stage'],
+  ['ofl', 'Layers offloaded to host (one stage, no recompute)']];
 
 /** The framework's switches (docs/cli.md training.*): each select's values, empty = the framework's. */
 const ON_OFF = [['true', 'on'], ['false', 'off']];

@@ -5,7 +5,7 @@ import { fmtPct, fmtSeconds } from '../state/format.js';
 const PARTS = [
   ['compute', 'Compute'], ['recompute', 'Recompute'], ['tp_comm', 'TP comm'], ['cp_comm', 'CP comm'],
   ['ep_comm', 'EP all-to-all'], ['pp_comm', 'PP p2p'], ['bubble', 'Bubble'], ['dp_comm', 'DP grad sync'],
-  ['optimizer', 'Optimizer'],
+  ['offload', 'Activation offload'], ['optimizer', 'Optimizer'],
 ];
 
 export function TimeBreakdown({ estimate }) {

@@ -13,7 +13,7 @@ export function plansToMarkdown(plans, title = '') {
   const rows = plans.map((e, i) => {
     const p = e.parallel;
     const b = e.pipeline.bubble_fraction;
-    return [i + 1, p.tp, p.pp, vppCell(p), p.dp, p.cp, epCell(p), p.micro_batch, p.sequence_parallel ? 'on' : 'off', p.recompute, p.zero,
+    return [i + 1, p.tp, p.pp, vppCell(p), p.dp, p.cp, epCell(p), p.micro_batch, p.sequence_parallel ? 'on' : 'off', p.offload_layers > 0 ? `${p.recompute} + ${p.offload_layers} offloaded` : p.recompute, p.zero,
       `${fmtGb(e.memory_gb.total)} of ${fmtCapacity(e.memory_gb.capacity)}`, (b >= 0 && b <= 1 && fmtShare(b)) || '–',
       e.step_time_s > 0 ? fmtSeconds(e.step_time_s) : '–', fmtShare(e.mfu) || '–'];
   });

@@ -21,6 +21,7 @@ export const MODEL_LABELS = {
 export const GPU_LABELS = {
   name: 'Name', memory_gb: 'Memory (GiB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',
   nvlink_gbytes_per_s: 'NVLink GB/s per GPU', network_gbytes_per_s: 'Network GB/s per GPU',
+  host_link_gbytes_per_s: 'Host link GB/s per GPU (PCIe or C2C)',
   architecture: 'Architecture', fp4_tflops: 'FP4 dense TFLOP/s (shown only)', hbm_gbytes_per_s: 'HBM GB/s',
   sm_count: 'SMs', mamf_fraction_bf16: 'Achievable matmul share, BF16', mamf_fraction_fp8: 'Achievable matmul share, FP8',
   nvlink_efficiency: 'NVLink share NCCL reaches', network_efficiency: 'Network share NCCL reaches',
@@ -32,7 +33,7 @@ export const FIELD_LABELS = {
   prec: 'Precision', fw: 'Framework', disp: 'MoE dispatcher', epov: 'EP all-to-all overlap',
   fa: 'Flash attention', ogr: 'Overlap gradient reduction', opg: 'Overlap weight all-gather', tpo: 'TP communication overlap',
   gr32: 'Gradients reduced in FP32', cg: 'CUDA graphs', f8r: 'FP8 recipe', osd: 'Optimizer state dtype', hr: 'Memory headroom',
-  rcl: 'Recomputed layers per chunk', rcm: 'Recomputed modules (selective)', fsl: 'Layers on the first stage', lsl: 'Layers on the last stage', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
+  rcl: 'Recomputed layers per chunk', ofl: 'Layers offloaded to host memory', rcm: 'Recomputed modules (selective)', fsl: 'Layers on the first stage', lsl: 'Layers on the last stage', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',

@@ -32,10 +32,10 @@ export const PATHS = {
   tp: '/parallel/tp', pp: '/parallel/pp', dp: '/parallel/dp', cp: '/parallel/cp', ep: '/parallel/ep', etp: '/parallel/etp',
   rcl: '/parallel/recompute_layers', rcm: '/parallel/recompute_modules', fsl: '/parallel/first_stage_layers', lsl: '/parallel/last_stage_layers',
   vpp: '/parallel/vpp', mbs: '/parallel/micro_batch', sp: '/parallel/sequence_parallel',
-  rc: '/parallel/recompute', zero: '/parallel/zero', sched: '/parallel/schedule',
+  rc: '/parallel/recompute', zero: '/parallel/zero', sched: '/parallel/schedule', ofl: '/parallel/offload_layers',
   ...Object.fromEntries(Object.entries(EXTRA_FIELDS).map(([k, path]) => [k, `/${path.join('/')}`])),
 };
-export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'sched', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl'];
+export const PARALLEL_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'sched', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl', 'ofl'];
 /** parallel.schedule's values (json_io.cpp kSchedules), each with its name in words. */
 export const SCHEDULES = [['1f1b', '1F1B'], ['interleaved', 'Interleaved 1F1B'], ['zb-h1', 'Zero bubble ZB-H1'],
   ['zb-v', 'Zero bubble ZB-V (V shape, vpp 2)'], ['dualpipe', 'DualPipe (DeepSeek-V3)'], ['dualpipev', 'DualPipeV (V shape, vpp 2)']];
@@ -60,7 +60,7 @@ export const MAMBA_FIELDS = ['heads', 'head_dim', 'state', 'groups', 'conv_kerne
 /** Model fields that are true or false (the form's select says 'true' or 'false'). */
 export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sinks', 'chunked', 'tied_embeddings', 'dropout', 'learned_positions']);
 export const GPU_FIELDS = ['name', 'architecture', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'fp4_tflops', 'hbm_gbytes_per_s',
-  'nvlink_gbytes_per_s', 'network_gbytes_per_s', 'sm_count', 'mamf_fraction_bf16', 'mamf_fraction_fp8',
+  'nvlink_gbytes_per_s', 'network_gbytes_per_s', 'host_link_gbytes_per_s', 'sm_count', 'mamf_fraction_bf16', 'mamf_fraction_fp8',
   // what NCCL reaches of the links, and the compute constants `calibrate` fits
   'nvlink_efficiency', 'network_efficiency', 'nvlink_latency_us', 'network_latency_us', 'attention_scale', 'host_kernel_us'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset', 'hybrid_pattern']);

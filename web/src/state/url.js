@@ -57,7 +57,7 @@ const LIFTED_FIELDS = { ...EXTRA_FIELDS, sched: ['parallel', 'schedule'] };
  * without them encodes exactly as before. */
 export const SCENARIO_KEYS = ['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec',
   'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl', ...Object.keys(REPORT_FIELDS),
-  ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS), 'sched'];
+  ...Object.keys(TOPOLOGY_FIELDS), ...Object.keys(TRAINING_FIELDS), 'sched', 'ofl'];
 export const UI_KEYS = ['sel', 'tab', 'fmt'];
 export const TABS = ['plan', 'examples', 'launch', 'report', 'calibrate'];
 export const UI_DEFAULTS = { sel: '0', tab: 'plan', fmt: 'megatron' };
@@ -76,7 +76,7 @@ export const DEFAULT_STATE = Object.freeze({
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
   fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', rcm: '', fsl: '', lsl: '',
-  f8s: '', f8p: '', sched: '', x: null, ...UI_DEFAULTS,
+  f8s: '', f8p: '', sched: '', ofl: '', x: null, ...UI_DEFAULTS,
 });
 
 /** A state with every scenario field empty (what a readable link starts from). */

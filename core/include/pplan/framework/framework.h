@@ -63,6 +63,11 @@ bool overlaps_grad_reduce(const TrainingSpec& training, int zero);
 /// (overlap_comm is on by default for stage 3).
 bool overlaps_param_gather(const TrainingSpec& training, int zero);
 
+/// Whether the framework offloads whole layers' activations to host memory as pplan prices it
+/// (parallel.offload_layers): Megatron-Core's CPU offloading (--cpu-offloading-num-layers), not
+/// under its per-layer CUDA graphs (transformer_config.py:2800). torchtitan and DeepSpeed have none.
+bool offloads_activations(const TrainingSpec& training);
+
 /// Whether sharded data parallelism (ZeRO-2/3) syncs gradients and reshards weights only on the
 /// last micro-batch of a step: FSDP2 under PyTorch's pipeline schedules does (pytorch/pytorch
 /// torch/distributed/pipelining/stage.py backward_maybe_with_nosync: set_requires_gradient_sync

@@ -34,6 +34,7 @@ struct TimeBreakdown {
   double pp_comm_s = 0;    ///< exposed pipeline point-to-point
   double bubble_s = 0;     ///< pipeline fill and drain
   double dp_comm_s = 0;    ///< exposed gradient / ZeRO collectives
+  double offload_s = 0;    ///< activation copies to and from host memory not hidden by compute
   double optimizer_s = 0;  ///< optimizer step
   double total_s() const;
 };
