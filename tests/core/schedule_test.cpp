@@ -390,9 +390,34 @@ TEST(ActivationOffload, LaunchesInMegatronAndNemoAndIsRefusedWhereItCannotRun) {
   Scenario unknown = s;
   unknown.cluster.gpu.host_link_bytes_per_s = 0;
   EXPECT_EQ(evaluate(unknown, resolve_defaults(unknown)).rejection_code, std::string("plan.offload_needs_host_link"));
+  // The offloaded activations must fit the host's share of DRAM: a DGX H100's 2 TB over 8 GPUs is
+  // 256 GB, 230.4 GB usable under the 10% headroom. 77 layers of Llama 3 70B at micro-batch 8,
+  // TP 2 with SP, hold about 77 x 4.6 GB: far more.
+  const Scenario dgx = scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"h100-sxm","gpus":64},
+      "training":{"seq_len":8192,"global_batch":256,"precision":"fp8"},
+      "parallel":{"tp":2,"pp":1,"dp":32,"micro_batch":8,"zero":3,"recompute":"none","offload_layers":77}})");
+  const Estimate over_host = evaluate(dgx, resolve_defaults(dgx));
+  EXPECT_EQ(over_host.rejection_code, std::string("plan.out_of_host_memory"));
+  EXPECT_GT(over_host.memory.offloaded_bytes, 0.9 * 256e9);
   // The count must leave a layer on the GPU (transformer_config.py:1884).
   EXPECT_THROW(scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"gb300","gpus":64},
       "training":{"seq_len":8192,"global_batch":256},"parallel":{"offload_layers":80}})"), InputError);
+}
+
+
+TEST(ExpertAllToAllOverlap, TheOutputNamesWhatHidesIt) {
+  // DeepSeek's layout runs DualPipe (examples/deepseek-v3-2048-h800.json); the same plan under
+  // 1F1B hides nothing unless Megatron's combined 1F1B is on; a dense model reports nothing.
+  Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
+  ParallelConfig p = resolve_defaults(s);
+  ASSERT_EQ(p.schedule, ScheduleKind::kDualPipe);
+  EXPECT_EQ(estimate_to_json(evaluate(s, p), s)["ep_comm_overlap"], "dualpipe");
+  p.schedule = ScheduleKind::kOneFOneB;
+  EXPECT_EQ(estimate_to_json(evaluate(s, p), s)["ep_comm_overlap"], "none");
+  s.training.overlap_moe_expert_parallel_comm = true;
+  EXPECT_EQ(estimate_to_json(evaluate(s, p), s)["ep_comm_overlap"], "combined-1f1b");
+  const Scenario dense = llama8b_pp4("megatron-core", "1f1b");
+  EXPECT_FALSE(estimate_to_json(evaluate(dense, resolve_defaults(dense)), dense).contains("ep_comm_overlap"));
 }
 
 }  // namespace

@@ -202,6 +202,9 @@ struct GpuSpec {
   /// GPU <-> host memory, one direction, per GPU when every GPU copies at once (PCIe, or Grace's
   /// NVLink-C2C shared by a superchip's GPUs); 0 = not given (no activation offloading).
   double host_link_bytes_per_s = 0;
+  /// Host memory per GPU (the node's DRAM over its GPUs; Grace's LPDDR5X over its two): where
+  /// offloaded activations live; 0 = not given (no activation offloading).
+  double host_memory_bytes = 0;
   int sm_count = 0;                ///< streaming multiprocessors (GEMM waves)
   /// Maximum achievable matmul FLOP/s over the dense peak, measured (model/kernels.h).
   double mamf_fraction_bf16 = 0;
@@ -412,6 +415,17 @@ const char* precision_name(Precision precision);
 inline bool overlaps_f_and_b(const TrainingSpec& training, const ParallelConfig& parallel) {
   return overlaps_forward_backward(parallel.schedule) &&
          !(parallel.schedule == ScheduleKind::kDualPipeV && training.framework == Framework::kTorchtitan);
+}
+/// Whether an MoE layer's EP all-to-all hides behind another micro-batch's computation: DualPipe's
+/// overlapped F&B pairs (overlaps_f_and_b) or Megatron's combined 1F1B
+/// (--overlap-moe-expert-parallel-comm).
+inline bool hides_expert_all_to_all(const TrainingSpec& training, const ParallelConfig& parallel, bool moe) {
+  return moe && parallel.ep > 1 && (training.overlap_moe_expert_parallel_comm || overlaps_f_and_b(training, parallel));
+}
+/// Its name in the output: "dualpipe", "combined-1f1b", or "none" (priced in full).
+inline const char* expert_all_to_all_overlap(const TrainingSpec& training, const ParallelConfig& parallel, bool moe) {
+  if (!hides_expert_all_to_all(training, parallel, moe)) return "none";
+  return overlaps_f_and_b(training, parallel) ? "dualpipe" : "combined-1f1b";
 }
 /// "1f1b" | "interleaved" | "zb-h1" | "zb-v" | "dualpipe" | "dualpipev".
 const char* schedule_name(ScheduleKind schedule);

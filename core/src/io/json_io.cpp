@@ -859,6 +859,9 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
   g.host_link_bytes_per_s =
       r.optional_zero_or_number("host_link_gbytes_per_s", kMinGBps, 1e6).value_or(g.host_link_bytes_per_s / units::kBytesPerSecPerGBps) *
       units::kBytesPerSecPerGBps;
+  g.host_memory_bytes =
+      r.optional_zero_or_number("host_memory_gb", kMinGB, 1e6).value_or(g.host_memory_bytes / units::kBytesPerGB) *
+      units::kBytesPerGB;
   g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(g.sm_count);
   g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", kMinEfficiency, 1).value_or(g.mamf_fraction_bf16);
   g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", kMinEfficiency, 1).value_or(g.mamf_fraction_fp8);
@@ -1219,6 +1222,7 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   j["nvlink_gbytes_per_s"] = g.nvlink_bytes_per_s / units::kBytesPerSecPerGBps;
   j["network_gbytes_per_s"] = g.network_bytes_per_s / units::kBytesPerSecPerGBps;
   if (g.host_link_bytes_per_s > 0) j["host_link_gbytes_per_s"] = g.host_link_bytes_per_s / units::kBytesPerSecPerGBps;
+  if (g.host_memory_bytes > 0) j["host_memory_gb"] = g.host_memory_bytes / units::kBytesPerGB;
   if (g.sm_count > 0) j["sm_count"] = g.sm_count;
   if (g.mamf_fraction_bf16 > 0) j["mamf_fraction_bf16"] = g.mamf_fraction_bf16;
   if (g.mamf_fraction_fp8 > 0) j["mamf_fraction_fp8"] = g.mamf_fraction_fp8;
@@ -1286,6 +1290,8 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                     {"total", e.memory.total_bytes / gb},
                     {"capacity", e.memory.capacity_bytes / gb},
                     {"peak_stage", e.memory.peak_stage}};
+  // Host memory the offloaded activations take (parallel.offload_layers), beside the GPU's.
+  if (e.parallel.offload_layers > 0) j["memory_gb"]["offloaded_to_host"] = e.memory.offloaded_bytes / gb;
   j["pipeline"] = {{"microbatches", e.microbatches},
                    {"bubble_fraction", e.bubble_fraction},
                    {"bubble_ratio", e.bubble_ratio},
@@ -1312,6 +1318,10 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
                    {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
                    {"offload", e.time.offload_s},     {"optimizer", e.time.optimizer_s}};
+    // Where the model has experts: what hides their all-to-all (the page's MoE caveat reads it).
+    if (scenario.model.moe && scenario.model.moe->experts > 0) {
+      j["ep_comm_overlap"] = expert_all_to_all_overlap(scenario.training, e.parallel, true);
+    }
     j["mfu"] = e.mfu;
     j["mfu_causal"] = e.mfu_causal;
     j["hfu"] = e.hfu;

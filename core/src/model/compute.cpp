@@ -322,9 +322,7 @@ double expert_dispatch_pass_s(const LayerContext& c) {
 /// Whether one micro-batch's dispatch hides behind another's computation: Megatron's combined
 /// 1F1B (--overlap-moe-expert-parallel-comm) or DualPipe's overlapped F&B.
 bool hides_expert_dispatch(const LayerContext& c) {
-  const TrainingSpec& training = c.scenario.training;
-  return c.moe && c.parallel.ep > 1 &&
-         (training.overlap_moe_expert_parallel_comm || overlaps_f_and_b(training, c.parallel));
+  return hides_expert_all_to_all(c.scenario.training, c.parallel, c.moe);
 }
 
 /// The exposed TP, CP and EP communication of the layer (lt's GEMM and attention times must be

@@ -126,10 +126,10 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
   }
   if (!split.valid) visit("plan.layers_not_divisible", kErr, [&] { return split.reason; });
   if (p.offload_layers > 0) {
-    if (cluster.gpu.host_link_bytes_per_s <= 0) {
+    if (cluster.gpu.host_link_bytes_per_s <= 0 || cluster.gpu.host_memory_bytes <= 0) {
       visit("plan.offload_needs_host_link", kErr, [&] {
         return std::string("offload_layers copies activations to host memory, but the GPU spec gives no "
-                           "host link: set cluster.gpu.host_link_gbytes_per_s");
+                           "host link or host memory: set cluster.gpu.host_link_gbytes_per_s and host_memory_gb");
       });
     }
     if (p.pp > 1 || p.recompute != Recompute::kNone) {
@@ -436,6 +436,22 @@ void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
 }
 
 /// e.memory from the peak stage, with the out-of-memory error and the low-headroom warning.
+/// Offloaded activations must fit the host's share of DRAM: beyond it the plan does not fit.
+void set_host_memory(const Scenario& scenario, const ParallelConfig& p, bool detailed, Estimate& e) {
+  e.memory.offloaded_bytes = offloaded_activation_bytes(scenario, p);
+  const double usable = usable_host_memory_bytes(scenario);
+  if (e.memory.offloaded_bytes <= usable) return;
+  e.fits_in_memory = false;
+  if (!e.rejection_code) e.rejection_code = "plan.out_of_host_memory";
+  if (!detailed) return;
+  e.diagnostics.push_back({"plan.out_of_host_memory", Severity::kError,
+                           "the " + std::to_string(p.offload_layers) + " offloaded layers hold " +
+                               format_fixed(e.memory.offloaded_bytes / units::kBytesPerGB, 1) +
+                               " GB of activations in host memory, more than the " +
+                               format_fixed(usable / units::kBytesPerGB, 1) +
+                               " GB usable of the host's share per GPU (cluster.gpu.host_memory_gb)"});
+}
+
 void set_memory(const Scenario& scenario, const StageMemory& peak, bool detailed, Estimate& e) {
   const GpuSpec& gpu = scenario.cluster.gpu;
   e.memory.weights_bytes = peak.weights_bytes;
@@ -687,6 +703,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   const StageMemory peak =
       options.peak_memory ? *options.peak_memory : peak_stage_memory(scenario, p, e.split);
   set_memory(scenario, peak, detailed, e);
+  if (p.offload_layers > 0) set_host_memory(scenario, p, detailed, e);
   if (!e.fits_in_memory && !detailed) return e;
 
   // Pipeline.

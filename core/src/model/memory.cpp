@@ -189,6 +189,12 @@ ModelStateBytes model_state_bytes(const Scenario& scenario, int zero) {
   return b;
 }
 
+double offloaded_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel) {
+  double bytes = 0;
+  for (int layer = 0; layer < parallel.offload_layers; ++layer) bytes += layer_activation_bytes(scenario, parallel, layer);
+  return bytes;
+}
+
 LayerActivationParts layer_activation_parts(const Scenario& scenario, const ParallelConfig& parallel) {
   LayerActivationParts a;
   const ModelSpec& model = scenario.model;

@@ -213,7 +213,8 @@ struct Grid {
  * a cap thins every tp's grids evenly rather than cutting whole tp values or the large cp·pp. An uncapped walk
  * visits the same grids, so its answer does not depend on the order (the pruning is exact).
  */
-std::vector<Grid> walk_order(const ParallelConstraints& pin, long long gpus, int domain_gpus) {
+std::vector<Grid> walk_order(const ParallelConstraints& pin, long long gpus, int domain_gpus,
+                             bool one_stage_first) {
   std::vector<std::vector<Grid>> per_tp;
   for (int tp : tp_order(pinned_or(pin.tp, divisors(gpus)), domain_gpus)) {
     std::vector<Grid> grids;
@@ -238,6 +239,12 @@ std::vector<Grid> walk_order(const ParallelConstraints& pin, long long gpus, int
       std::size_t reversed = 0;
       for (int b = 0; b < bits; ++b) reversed |= ((i >> b) & 1u) << (bits - 1 - b);
       if (reversed < grids.size()) spread.push_back(grids[reversed]);
+    }
+    // Where activations can be offloaded, the one-stage grids first: offloading can make them fit
+    // where recomputation cannot, and they sit at the small end of cp·pp, which the spread
+    // reaches late.
+    if (one_stage_first) {
+      std::stable_partition(spread.begin(), spread.end(), [](const Grid& g) { return g.pp == 1; });
     }
     per_tp.push_back(std::move(spread));
   }
@@ -349,7 +356,10 @@ class SearchPass {
         zeros_(pinned_or(pin_.zero, {0, 1, 2, 3})) {}
 
   SearchResult run() {
-    for (const Grid& grid : walk_order(pin_, scenario_.cluster.gpus, scenario_.cluster.nvlink_domain_gpus)) {
+    ParallelConfig one_stage;
+    one_stage.pp = 1;
+    const bool offload = may_offload_activations(one_stage);
+    for (const Grid& grid : walk_order(pin_, scenario_.cluster.gpus, scenario_.cluster.nvlink_domain_gpus, offload)) {
       if (stats().capped) break;
       // Read the clock per grid as well: a space of mostly rejected configurations scores few,
       // so the check among scored ones alone could let its walk run far past the budget.
@@ -373,7 +383,9 @@ class SearchPass {
 
  private:
   /// What the recompute loop does after one candidate.
-  enum class Next { kCandidate, kLessRecompute, kStop };
+  /// kTryOffload: this kind does not fit, nor do the heavier ones before "none", but "none" may
+  /// with its activations offloaded: go straight to it.
+  enum class Next { kCandidate, kLessRecompute, kTryOffload, kStop };
 
   SearchStats& stats() { return result_.stats; }
 
@@ -607,7 +619,8 @@ class SearchPass {
             }
             for (int zero : zeros_) {
               // Recompute candidates run from least to most memory (full, selective, none):
-              // once one does not fit, the rest cannot either.
+              // once one does not fit, the rest cannot either, but for no recomputation with
+              // offloaded activations.
               for (std::size_t r = 0; r < kinds; ++r) {
                 ParallelConfig p = g.base;
                 p.micro_batch = mb;
@@ -623,6 +636,10 @@ class SearchPass {
                                         kinds - r, any_fit,
                                         entries[((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si],
                                         floors[si]);
+                if (next == Next::kTryOffload) {
+                  r = kinds - 2;  // the loop's ++r lands on "none", the last kind
+                  continue;
+                }
                 if (next != Next::kCandidate) break;
               }
             }
@@ -667,7 +684,7 @@ class SearchPass {
   /// a host link, the count not pinned).
   bool may_offload_activations(const ParallelConfig& p) const {
     return p.pp == 1 && !pin_.offload_layers && scenario_.cluster.gpu.host_link_bytes_per_s > 0 &&
-           offloads_activations(scenario_.training);
+           scenario_.cluster.gpu.host_memory_bytes > 0 && offloads_activations(scenario_.training);
   }
 
   /// Without recomputation on one stage, offload as few of the first layers' activations to host
@@ -694,6 +711,11 @@ class SearchPass {
       }
     }
     p.offload_layers = lo;
+    // The fewest that fit the GPU must also fit the host's share of DRAM (more only need more).
+    if (offloaded_activation_bytes(scenario_, p) > usable_host_memory_bytes(scenario_)) {
+      p.offload_layers = 0;
+      return;
+    }
     peak = peak_stage_memory(scenario_, p, stage_params, layer_parts);
   }
 
@@ -869,10 +891,16 @@ class SearchPass {
     }
     const double memory = peak.total_bytes();
     if (memory > capacity_) {
-      // With offloading, no recomputation may still fit where recomputing did not: go on to it.
-      reject("plan.out_of_memory", may_offload ? 1 : static_cast<long long>(heavier_left));
       remember_near_miss(p, memory);
-      return may_offload ? Next::kCandidate : Next::kLessRecompute;
+      // With offloading, no recomputation (the last kind) may still fit where recomputing did
+      // not: the kinds up to it are out of memory, "none" is tried next.
+      if (may_offload && p.recompute != Recompute::kNone && heavier_left > 1 &&
+          recomputes_.back() == Recompute::kNone) {
+        reject("plan.out_of_memory", static_cast<long long>(heavier_left) - 1);
+        return Next::kTryOffload;
+      }
+      reject("plan.out_of_memory", static_cast<long long>(heavier_left));
+      return Next::kLessRecompute;
     }
     any_fit = true;
     // What training.framework cannot run is not a plan (launch refuses the same code). A

@@ -81,18 +81,18 @@ function announcement(response, sel) {
 }
 
 /** The MoE caveat: a low MFU or a large bubble is what this model's answer looks like, not a bug. */
-function MoeCaveat({ estimate, modelSpec }) {
+export function MoeCaveat({ estimate, modelSpec }) {
   if (!estimate || !modelSpec || !modelSpec.moe || !(Number(modelSpec.moe.experts) > 0)) return null;
   const low = estimate.mfu < 0.25;
   const bubbly = estimate.pipeline.bubble_fraction > 0.25;
   if (!low && !bubbly) return null;
-  // DualPipe and DualPipeV are priced with the all-to-all hidden behind the other micro-batch's passes.
-  const overlapped = ['dualpipe', 'dualpipev'].includes(estimate.parallel.schedule);
+  // The engine says what hides the all-to-all (DualPipe's paired passes, Megatron's combined 1F1B).
+  const overlapped = Boolean(estimate.ep_comm_overlap) && estimate.ep_comm_overlap !== 'none';
   return (
     <p class="notice caveat" data-testid="moe-caveat">
       Mixture of experts: MFU counts only the FLOPs of the experts each token visits{overlapped ? '. ' : (
         <>, and this estimate charges the expert all-to-all{bubbly ? ' and the pipeline bubble' : ''} in full, with no overlap of
-          communication and compute (pin the DualPipe schedule to price DeepSeek-V3's). </>)}
+          communication and compute (pin the DualPipe schedule, or turn on the EP all-to-all overlap, to price it hidden). </>)}
       {low ? 'A low MFU is expected; ' : ''}compare plans by step time and tokens per second.
     </p>
   );

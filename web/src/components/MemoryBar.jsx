@@ -5,7 +5,8 @@ import { fmtCapacity, fmtGb } from '../state/format.js';
 
 const KNOWN = [['weights', 'Weights'], ['gradients', 'Gradients'], ['optimizer', 'Optimizer'], ['activations', 'Activations'],
   ['reserved', 'Reserved']];
-const NOT_PARTS = new Set(['total', 'capacity', 'peak_stage']);
+// offloaded_to_host: activations in host memory (parallel.offload_layers), not on the GPU.
+const NOT_PARTS = new Set(['total', 'capacity', 'peak_stage', 'offloaded_to_host']);
 
 /** The parts of memory_gb that add up to its total: the known ones, then any the engine adds. */
 export function memoryParts(memory) {
@@ -26,6 +27,9 @@ export function MemoryBar({ memory }) {
         <span class={over ? 'tag bad' : 'tag ok'}>{over ? 'does not fit' : 'fits in memory'}</span></h3>
       <StackedBar label="Memory per GPU" parts={parts} total={memory.total} limit={memory.capacity} limitLabel="capacity"
                   limitText={fmtCapacity(memory.capacity)} />
+      {memory.offloaded_to_host > 0
+        ? <p class="sub" data-testid="offloaded">Beside it, {fmtGb(memory.offloaded_to_host, 2)} of activations in host memory (offloaded layers).</p>
+        : null}
     </section>
   );
 }

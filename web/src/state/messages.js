@@ -21,7 +21,7 @@ export const MODEL_LABELS = {
 export const GPU_LABELS = {
   name: 'Name', memory_gb: 'Memory (GiB)', bf16_tflops: 'BF16 dense TFLOP/s', fp8_tflops: 'FP8 dense TFLOP/s',
   nvlink_gbytes_per_s: 'NVLink GB/s per GPU', network_gbytes_per_s: 'Network GB/s per GPU',
-  host_link_gbytes_per_s: 'Host link GB/s per GPU (PCIe or C2C)',
+  host_link_gbytes_per_s: 'Host link GB/s per GPU (PCIe or C2C)', host_memory_gb: 'Host memory GB per GPU',
   architecture: 'Architecture', fp4_tflops: 'FP4 dense TFLOP/s (shown only)', hbm_gbytes_per_s: 'HBM GB/s',
   sm_count: 'SMs', mamf_fraction_bf16: 'Achievable matmul share, BF16', mamf_fraction_fp8: 'Achievable matmul share, FP8',
   nvlink_efficiency: 'NVLink share NCCL reaches', network_efficiency: 'Network share NCCL reaches',

@@ -2,7 +2,7 @@
 // answers in the engine's shapes (core/src/io/api.cpp, json_io.cpp, hf_config.h).
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/preact';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SearchNotices } from '../../src/app/App.jsx';
+import { MoeCaveat, SearchNotices } from '../../src/app/App.jsx';
 import { ChosenBySearch } from '../../src/components/ChosenBySearch.jsx';
 import { ModelImport, mappingRows, readConfig } from '../../src/components/ModelImport.jsx';
 import { PlanSummary } from '../../src/components/PlanSummary.jsx';
@@ -123,5 +123,20 @@ describe('importing a Hugging Face config.json', () => {
     const error = await screen.findByTestId('hf-error');
     expect(error.textContent).toBe('Not imported: unknown architecture "FooForCausalLM"; fields found: hidden_size (import.unknown_architecture at /config/architectures)');
     expect(onImport).not.toHaveBeenCalled();
+  });
+});
+
+describe('the MoE caveat reads what hides the all-to-all from the engine (ep_comm_overlap)', () => {
+  const moe = { moe: { experts: 256 } };
+  const plan = (overlap) => ({ mfu: 0.2, pipeline: { bubble_fraction: 0.05 }, parallel: { schedule: '1f1b', ep: 8 }, ep_comm_overlap: overlap });
+
+  it('says the all-to-all is charged in full when nothing hides it', () => {
+    render(<MoeCaveat estimate={plan('none')} modelSpec={moe} />);
+    expect(screen.getByTestId('moe-caveat').textContent).toMatch(/charges the expert all-to-all.*in full/);
+  });
+
+  it('does not, whatever the schedule, when Megatron\'s combined 1F1B hides it', () => {
+    render(<MoeCaveat estimate={plan('combined-1f1b')} modelSpec={moe} />);
+    expect(screen.getByTestId('moe-caveat').textContent).not.toMatch(/in full/);
   });
 });

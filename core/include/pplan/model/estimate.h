@@ -21,6 +21,7 @@ struct MemoryEstimate {
   double total_bytes = 0;
   double capacity_bytes = 0;  ///< physical HBM
   int peak_stage = 0;
+  double offloaded_bytes = 0;  ///< activations held in host memory (parallel.offload_layers)
 };
 
 /// Where one step's time goes, seconds. Sums to step_time_s.

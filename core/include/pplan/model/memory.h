@@ -74,6 +74,15 @@ inline constexpr double kReservedBytes = 3e9;
 double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel,
                               int layer_index = 0);
 
+/// Activation bytes the first parallel.offload_layers layers keep in host memory (one stage, one
+/// micro-batch in flight): their layer_activation_bytes, summed.
+double offloaded_activation_bytes(const Scenario& scenario, const ParallelConfig& parallel);
+
+/// Host memory the offloaded activations may use: the GPU's share less the same headroom as HBM.
+inline double usable_host_memory_bytes(const Scenario& scenario) {
+  return scenario.cluster.gpu.host_memory_bytes * (1.0 - scenario.training.memory_headroom);
+}
+
 /// MoE layers among the layers of stage `stage` (the leading dense layers excluded).
 int moe_layers_on_stage(const ModelSpec& model, const StageSplit& split, int stage, int pp);
 
