@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -688,29 +689,36 @@ class SearchPass {
   }
 
   /// Without recomputation on one stage, offload as few of the first layers' activations to host
-  /// memory as make it fit (Megatron's --cpu-offloading-num-layers): memory falls with every
-  /// offloaded layer, so bisection finds the fewest. Leaves p and peak unchanged when even
-  /// all but one do not fit.
+  /// memory as make it fit (Megatron's --cpu-offloading-num-layers): memory falls by the same
+  /// bytes with every offloaded layer (memory.cpp stage_activation_bytes), so one layer's saving
+  /// gives the count, checked, then stepped up where rounding fell short. Leaves p and peak
+  /// unchanged when even all but one do not fit.
   void fewest_offloaded_layers(const CandidateStageParams& stage_params, const LayerActivationParts& layer_parts,
                                ParallelConfig& p, StageMemory& peak) const {
     const int most = scenario_.model.layers - 1;  // transformer_config.py:1884
     if (most < 1) return;
-    p.offload_layers = most;
-    if (!every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
+    p.offload_layers = 1;
+    const double saved_per_layer = peak.total_bytes() - peak_stage_memory(scenario_, p, stage_params, layer_parts).total_bytes();
+    if (!(saved_per_layer > 0)) {
       p.offload_layers = 0;
       return;
     }
-    int lo = 1, hi = most;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      p.offload_layers = mid;
-      if (every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
+    const double needed = std::ceil((peak.total_bytes() - capacity_) / saved_per_layer);
+    int k = static_cast<int>(std::clamp(needed, 1.0, double(most)));
+    p.offload_layers = k;
+    while (!every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) {
+      if (++k > most) {
+        p.offload_layers = 0;
+        return;
       }
+      p.offload_layers = k;
     }
-    p.offload_layers = lo;
+    // Rounding may also overshoot by one: the count below fits too when it does.
+    if (k > 1) {
+      p.offload_layers = k - 1;
+      if (every_stage_fits(scenario_, p, stage_params, layer_parts, capacity_)) --k;
+      p.offload_layers = k;
+    }
     // The fewest that fit the GPU must also fit the host's share of DRAM (more only need more).
     if (offloaded_activation_bytes(scenario_, p) > usable_host_memory_bytes(scenario_)) {
       p.offload_layers = 0;
@@ -885,7 +893,8 @@ class SearchPass {
         peak.total_bytes() <= capacity_) {
       fewest_recomputed_layers(g, stage_params, layer_parts, p, peak);
     }
-    const bool may_offload = may_offload_activations(p);
+    // Offloading frees activations only: where the model states alone overflow, it cannot help.
+    const bool may_offload = may_offload_activations(p) && peak.total_bytes() - peak.activations_bytes <= capacity_;
     if (may_offload && p.recompute == Recompute::kNone && peak.total_bytes() > capacity_) {
       fewest_offloaded_layers(stage_params, layer_parts, p, peak);
     }
