@@ -1,5 +1,6 @@
-// The page's entry: start the engine first (the worker, and the .wasm compiling while it
-// downloads) and ask for the first plan, then load the app, which arrives meanwhile.
+// The page's entry: start the engine (the worker, and the .wasm compiling while it downloads)
+// and ask for the first plan, or take the build's answer to it, then load the app, which
+// arrives meanwhile.
 import { loadEngine } from './engine/index.js';
 import { PRERENDERED_ID } from './state/prerendered-id.js';
 import './styles.css';

@@ -435,7 +435,6 @@ void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
   }
 }
 
-/// e.memory from the peak stage, with the out-of-memory error and the low-headroom warning.
 /// Offloaded activations must fit the host's share of DRAM: beyond it the plan does not fit.
 void set_host_memory(const Scenario& scenario, const ParallelConfig& p, bool detailed, Estimate& e) {
   e.memory.offloaded_bytes = offloaded_activation_bytes(scenario, p);
@@ -452,6 +451,7 @@ void set_host_memory(const Scenario& scenario, const ParallelConfig& p, bool det
                                " GB usable of the host's share per GPU (cluster.gpu.host_memory_gb)"});
 }
 
+/// e.memory from the peak stage, with the out-of-memory error and the low-headroom warning.
 void set_memory(const Scenario& scenario, const StageMemory& peak, bool detailed, Estimate& e) {
   const GpuSpec& gpu = scenario.cluster.gpu;
   e.memory.weights_bytes = peak.weights_bytes;
@@ -534,7 +534,8 @@ double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double 
 
 /// Exposed data-parallel communication per step and the optimizer step, for the stage at
 /// `peak_stage`. Gradients are reduced in the framework's gradient dtype; weights gathered in
-/// BF16, or FP8 (training.fp8_param_gather). What overlaps with what follows the scenario's switches (framework/framework.h).
+/// BF16, or FP8 (training.fp8_param_gather). What overlaps with what follows the scenario's
+/// switches (framework/framework.h).
 void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, const StageSplit& split,
                              int peak_stage, const StageTime& slowest, double m, TimeBreakdown& t) {
   const TrainingSpec& training = scenario.training;
