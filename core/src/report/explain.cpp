@@ -426,7 +426,12 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                                         : " inside one NVLink domain, so the all-to-all stays on NVLink");
   }
   answer += ", and DP = " + num(p.dp) + " for the rest, with " + zero_text(p.zero) + ". ";
-  answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) + ". ";
+  answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes);
+  if (best.parallel.offload_layers > 0) {
+    answer += ", with the first " + num(best.parallel.offload_layers) + " layers' activations (" +
+              gb(best.memory.offloaded_bytes) + ") in host memory between their forward and backward";
+  }
+  answer += ". ";
   if (p.pp > 1) {
     answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " + pct(best.bubble_fraction) +
               " of the step. ";
