@@ -278,10 +278,10 @@ struct TrainingSpec {
   /// TransformerConfig.activation_func_fp8_input_store, transformer_config.py:227, set by NeMo's
   /// recipes; DeepSeek-AI 2024 §3.3.3 caches the SwiGLU input in FP8).
   bool activation_func_fp8_input_store = false;
-  /// FP8 parameters (Megatron --fp8-param-gather, Transformer Engine FP8 weight tensors; torchtitan
-  /// enable_fsdp_float8_all_gather): a layer's weight is kept only in FP8 (one byte and its
-  /// transpose, no BF16 copy beside them) and the data-parallel all-gather moves one byte per
-  /// parameter. Megatron-Bridge's FP8 recipes set it (mixed_precision.py at 067f987df).
+  /// FP8 parameters (Megatron --fp8-param-gather, Transformer Engine FP8 weight tensors): a
+  /// layer's weight is kept only in FP8 (one byte and its transpose, no BF16 copy beside them)
+  /// and the data-parallel all-gather moves one byte per parameter. Megatron-Bridge's FP8
+  /// recipes set it (mixed_precision.py at 067f987df); torchtitan b5bcd76c has no such switch.
   bool fp8_param_gather = false;
   OptimizerStateDtype optimizer_state_dtype = OptimizerStateDtype::kFp32;
   Framework framework = Framework::kMegatronCore;
