@@ -1054,13 +1054,12 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     }
     t.activation_func_fp8_input_store =
         r.optional_boolean("activation_func_fp8_input_store").value_or(t.activation_func_fp8_input_store);
-    if (r.has("fp8_param_gather") && r.optional_boolean("fp8_param_gather").value_or(false) &&
-        t.precision != Precision::kFp8) {
+    t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
+    if (t.fp8_param_gather && t.precision != Precision::kFp8) {
       throw InputError("input.inconsistent", r.child("fp8_param_gather"),
                        r.child("fp8_param_gather") + " keeps the weights in FP8, but training.precision is " +
                            precision_name(t.precision) + ": set precision \"fp8\" or drop it");
     }
-    t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
     if (auto dtype = r.optional_choice("optimizer_state_dtype", kOptimizerStateDtypes)) {
       t.optimizer_state_dtype = static_cast<OptimizerStateDtype>(*dtype);
     }

@@ -505,14 +505,15 @@ StageTime slowest_stage(const Scenario& scenario, const ParallelConfig& p, const
 double activation_offload_s(const Scenario& scenario, const ParallelConfig& p, const LayerTimesPair& times) {
   const double link = scenario.cluster.gpu.host_link_bytes_per_s;
   if (p.offload_layers <= 0 || link <= 0) return 0.0;
-  double exposed = 0;
-  for (int layer = 0; layer < p.offload_layers; ++layer) {
-    const bool moe = is_moe_layer(scenario.model, layer);
-    const LayerTimes& lt = moe ? times.moe : times.dense;
-    const double copy_s = layer_activation_bytes(scenario, p, layer) / link;
-    exposed += std::max(0.0, copy_s - lt.forward_s()) + std::max(0.0, copy_s - lt.backward_s());
-  }
-  return exposed;
+  // A layer's copy and passes depend on its index only through dense or MoE: price each kind once.
+  auto exposed_s = [&](int layers, int layer_index, const LayerTimes& lt) {
+    if (layers <= 0) return 0.0;
+    const double copy_s = layer_activation_bytes(scenario, p, layer_index) / link;
+    return layers * (std::max(0.0, copy_s - lt.forward_s()) + std::max(0.0, copy_s - lt.backward_s()));
+  };
+  const int moe_layers = moe_layers_in(scenario.model, 0, p.offload_layers);
+  return exposed_s(p.offload_layers - moe_layers, first_dense_layer(scenario.model), times.dense) +
+         exposed_s(moe_layers, first_moe_layer(scenario.model), times.moe);
 }
 
 /// Pipeline point-to-point: one activation of tokens·h bf16 per boundary per micro-batch each

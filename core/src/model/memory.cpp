@@ -193,8 +193,7 @@ double offloaded_activation_bytes(const Scenario& scenario, const ParallelConfig
   if (parallel.offload_layers <= 0) return 0.0;
   // A layer's activations depend on its index only through dense or MoE (layer_activation_bytes):
   // count the two kinds among the first offload_layers and price each once.
-  int moe_layers = 0;
-  for (int layer = 0; layer < parallel.offload_layers; ++layer) moe_layers += is_moe_layer(scenario.model, layer) ? 1 : 0;
+  const int moe_layers = moe_layers_in(scenario.model, 0, parallel.offload_layers);
   const int dense_layers = parallel.offload_layers - moe_layers;
   const int dense_index = first_dense_layer(scenario.model), moe_index = first_moe_layer(scenario.model);
   return (dense_layers > 0 ? dense_layers * layer_activation_bytes(scenario, parallel, dense_index) : 0.0) +

@@ -185,8 +185,7 @@ export function createStore({ embed = false, win = typeof window === 'undefined'
   function refreshPictures(doc, key) {
     if (embed) return;
     // After the plan is painted: the pictures engine must not compete with the first plan.
-    const later = win && win.requestAnimationFrame ? (f) => win.requestAnimationFrame(() => setTimeout(f, 0)) : (f) => setTimeout(f, 0);
-    later(() => { if (key === lastKey) requestPictures(doc, key); });
+    afterPaint(win).then(() => { if (key === lastKey) requestPictures(doc, key); });
   }
 
   function requestPictures(doc, key) {
