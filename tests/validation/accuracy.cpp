@@ -133,6 +133,17 @@ std::vector<PublishedCase> prepare_published(const json& document, CaseSet set) 
     pc.primary = c.at("published").at("primary").get<std::string>();
     pc.tags = tags_of(c.at("scenario"));
     pc.scenario = parse_scenario(c.at("scenario"), presets);
+    const json& training = c.at("scenario").at("training");
+    pc.precision = training.value("precision", "bf16");
+    // "fp8" alone where the source does not say which scaling (pplan then prices delayed).
+    if (pc.precision == "fp8" && training.contains("fp8_recipe")) {
+      pc.precision += " " + training.at("fp8_recipe").get<std::string>();
+    }
+    pc.model = pc.scenario.model.name;
+    pc.gpu = pc.scenario.cluster.gpu.id;
+    pc.framework = training.value("framework", "");
+    pc.seq_len = pc.scenario.training.seq_len;
+    pc.gpus = pc.scenario.cluster.gpus;
     for (const json& f : c.at("published").at("figures")) {
       Figure figure;
       figure.metric = f.at("metric").get<std::string>();
@@ -152,6 +163,12 @@ std::vector<CaseRun> run_published(const std::vector<PublishedCase>& cases, cons
     run.group = pc.group;
     run.primary = pc.primary;
     run.tags = pc.tags;
+    run.model = pc.model;
+    run.gpu = pc.gpu;
+    run.framework = pc.framework;
+    run.seq_len = pc.seq_len;
+    run.precision = pc.precision;
+    run.gpus = pc.gpus;
     Scenario scenario = pc.scenario;
     if (options.calibration) scenario.calibration = *options.calibration;
     std::optional<Estimate> plan;
@@ -190,6 +207,75 @@ std::optional<double> speed_error(const CaseRun& run) {
   if (!f.predicted || *f.predicted <= 0) return std::nullopt;
   if (f.metric == "iteration_time_s") return f.published / *f.predicted - 1.0;
   return *f.predicted / f.published - 1.0;
+}
+
+std::optional<double> ScalingSeries::error() const {
+  if (!predicted_slope || !(published_slope > 0)) return std::nullopt;
+  return *predicted_slope / published_slope - 1.0;
+}
+
+std::vector<ScalingSeries> scaling_series(const std::vector<CaseRun>& runs) {
+  // Per-GPU figures only: a step time grows with the batch a larger cluster runs.
+  const auto per_gpu = [](const std::string& metric) {
+    return metric == "tokens_per_sec_per_gpu" || metric == "mfu" || metric == "hfu" ||
+           metric == "tflops_per_gpu" || metric == "hw_tflops_per_gpu";
+  };
+  struct Members {
+    ScalingSeries series;
+    std::map<long long, const CaseRun*> by_size;  // first run at each size
+  };
+  std::vector<Members> all;
+  for (const CaseRun& r : runs) {
+    if (!per_gpu(r.primary) || r.gpus <= 0) continue;
+    auto it = std::find_if(all.begin(), all.end(), [&](const Members& m) {
+      const ScalingSeries& s = m.series;
+      return s.group == r.group && s.model == r.model && s.gpu == r.gpu && s.framework == r.framework &&
+             s.precision == r.precision && s.seq_len == r.seq_len && s.metric == r.primary;
+    });
+    if (it == all.end()) {
+      Members m;
+      m.series.group = r.group;
+      m.series.model = r.model;
+      m.series.gpu = r.gpu;
+      m.series.framework = r.framework;
+      m.series.precision = r.precision;
+      m.series.seq_len = r.seq_len;
+      m.series.metric = r.primary;
+      all.push_back(m);
+      it = all.end() - 1;
+    }
+    it->by_size.emplace(r.gpus, &r);
+  }
+  std::vector<ScalingSeries> out;
+  for (Members& m : all) {
+    if (m.by_size.size() < 2) continue;
+    const CaseRun& smallest = *m.by_size.begin()->second;
+    const CaseRun& largest = *m.by_size.rbegin()->second;
+    ScalingSeries s = m.series;
+    s.smallest_gpus = smallest.gpus;
+    s.largest_gpus = largest.gpus;
+    s.runs = static_cast<int>(m.by_size.size());
+    const auto mfu_of = [](const CaseRun& r) -> const Figure* {
+      for (const Figure& f : r.figures) {
+        if (f.metric == "mfu") return &f;
+      }
+      return nullptr;
+    };
+    const bool by_mfu = mfu_of(smallest) && mfu_of(largest);
+    const Figure& a = by_mfu ? *mfu_of(smallest) : smallest.primary_figure();
+    const Figure& b = by_mfu ? *mfu_of(largest) : largest.primary_figure();
+    if (by_mfu) s.metric = "mfu";
+    s.published_slope = b.published / a.published;
+    if (a.predicted && b.predicted && *a.predicted > 0) s.predicted_slope = *b.predicted / *a.predicted;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::string scale_band(long long gpus) {
+  if (gpus <= 256) return "<= 256 GPUs";
+  if (gpus <= 2048) return "257-2,048 GPUs";
+  return "> 2,048 GPUs";
 }
 
 PublishedScore score_published(const std::vector<CaseRun>& runs) {

@@ -33,6 +33,12 @@ struct CaseRun {
   std::string group;    ///< the source: one publication or benchmark release
   std::string primary;  ///< the metric the case is judged on
   std::string tags;     ///< "gpu precision dense|moe", for reading errors by kind
+  // What a scaling series holds fixed (scaling_series): the model's name, the GPU's id, the
+  // framework, the sequence length and the precision, "bf16", "fp8 <recipe>" or "fp8" where the
+  // source does not say which scaling (also the rows by precision).
+  std::string model, gpu, framework, precision;
+  int seq_len = 0;
+  long long gpus = 0;  ///< the cluster's GPUs (scale bands)
   std::vector<Figure> figures;
   bool has_plan = false;
   bool fits = false;
@@ -44,7 +50,9 @@ struct CaseRun {
 
 /// A published case, parsed once.
 struct PublishedCase {
-  std::string id, group, primary, tags;
+  std::string id, group, primary, tags, model, gpu, framework, precision;
+  int seq_len = 0;
+  long long gpus = 0;
   Scenario scenario;
   std::vector<Figure> figures;  ///< published values only
 };
@@ -104,6 +112,31 @@ PublishedScore score_published(const std::vector<CaseRun>& runs);
 /// Relative error of a case's primary figure, signed so that + means pplan predicts a faster
 /// run (for iteration times: published / predicted − 1). nullopt without a plan.
 std::optional<double> speed_error(const CaseRun& run);
+
+/// One source's runs of one model on one GPU in one framework at one precision and sequence
+/// length, at two or more cluster sizes, judged on a per-GPU figure (tokens/s, MFU, HFU, TFLOP/s
+/// per GPU): how much of that figure survives from the smallest size to the largest, published
+/// and as pplan predicts it. The slope reads MFU where both ends publish it (a source may shrink
+/// the model to fit its smallest size, which moves tokens/s but not MFU), else the primary
+/// figure. issue #24: a flat prediction where the published figure falls is a scale effect missed.
+struct ScalingSeries {
+  std::string group, model, gpu, framework, precision;
+  std::string metric;  ///< the figure the slope reads
+  int seq_len = 0;
+  long long smallest_gpus = 0, largest_gpus = 0;
+  int runs = 0;  ///< distinct sizes in the series
+  double published_slope = 0;              ///< figure at the largest size / at the smallest
+  std::optional<double> predicted_slope;   ///< the same of pplan's figures; none without both plans
+  /// predicted_slope / published_slope − 1: + = pplan keeps more of the figure than was published.
+  std::optional<double> error() const;
+};
+/// Every scaling series in `runs`, in the order their first runs appear. Where a size appears
+/// twice in a series (two layouts), its first run stands for it.
+std::vector<ScalingSeries> scaling_series(const std::vector<CaseRun>& runs);
+
+/// A run's scale band for the accuracy tables: "<= 256 GPUs", "257-2,048 GPUs" or "> 2,048 GPUs"
+/// (issue #24's bands).
+std::string scale_band(long long gpus);
 
 /// The measured single-node runs (vTrain): pplan's step time against the measured one.
 struct MeasuredCase {

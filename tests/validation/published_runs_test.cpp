@@ -174,6 +174,41 @@ TEST_F(PublishedRuns, ZeroThreeStopsScalingWhereTheNetworkBinds) {
   EXPECT_GT(primary("narayanan21_t2_ptdp_174.6B_1536gpu"), 0.85 * primary("narayanan21_t2_ptdp_174.6B_384gpu"));
 }
 
+// A scaling series by hand: one source's MFU of one model at 64, 128 and 512 GPUs, published
+// 0.50 -> 0.40 (slope 0.80) while pplan keeps 0.50 -> 0.48 (slope 0.96): +20% too flat. A run at
+// another sequence length, another precision or a step-time figure is not part of it, and a
+// size seen twice keeps its first run.
+TEST(ScalingSeries, SlopeIsTheLargestSizesFigureOverTheSmallests) {
+  const auto run = [](long long gpus, double published, double predicted, int seq_len = 4096,
+                      const std::string& precision = "bf16", const std::string& metric = "mfu") {
+    CaseRun r;
+    r.group = "Source";
+    r.model = "M";
+    r.gpu = "h100-sxm";
+    r.precision = precision;
+    r.seq_len = seq_len;
+    r.gpus = gpus;
+    r.primary = metric;
+    r.figures.push_back({metric, published, predicted});
+    return r;
+  };
+  const std::vector<CaseRun> runs = {run(128, 0.45, 0.49), run(64, 0.50, 0.50), run(512, 0.40, 0.48),
+                                     run(64, 0.10, 0.10),  // the smallest size again: its first run stands
+                                     run(1024, 0.30, 0.30, 8192), run(1024, 0.30, 0.30, 4096, "fp8"),
+                                     run(2048, 9.0, 9.0, 4096, "bf16", "iteration_time_s")};
+  const std::vector<ScalingSeries> series = scaling_series(runs);
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].smallest_gpus, 64);
+  EXPECT_EQ(series[0].largest_gpus, 512);
+  EXPECT_EQ(series[0].runs, 3);
+  EXPECT_NEAR(series[0].published_slope, 0.80, 1e-12);
+  EXPECT_NEAR(*series[0].predicted_slope, 0.96, 1e-12);
+  EXPECT_NEAR(*series[0].error(), 0.20, 1e-12);
+  EXPECT_EQ(scale_band(256), "<= 256 GPUs");
+  EXPECT_EQ(scale_band(257), "257-2,048 GPUs");
+  EXPECT_EQ(scale_band(2049), "> 2,048 GPUs");
+}
+
 TEST(MeasuredRuns, VtrainSingleNodeMeanAndBias) {
   const MeasuredScore m = score_measured(run_measured(
       nlohmann::json::parse(pplan::testing::read_text(std::string(PPLAN_DATA_DIR) + "/vtrain-single-node.json"))));

@@ -224,6 +224,87 @@ std::string held_out_paragraph(const std::vector<CaseRun>& held_out) {
   return o.str();
 }
 
+/// The fitted and the held-out runs together: issue #24's slices are over all of them.
+std::vector<CaseRun> every_run(const std::vector<CaseRun>& runs, const std::vector<CaseRun>& held_out) {
+  std::vector<CaseRun> all = runs;
+  all.insert(all.end(), held_out.begin(), held_out.end());
+  return all;
+}
+
+/// The primary figure by precision (BF16, FP8 by scaling recipe) and by scale band, over `all`.
+std::string slices_table(const std::vector<CaseRun>& all) {
+  const std::vector<std::pair<std::string, std::string>> precisions = {
+      {"bf16", "BF16"}, {"fp8", "FP8, scaling not stated (priced as delayed)"}, {"fp8 delayed", "FP8, delayed scaling"}, {"fp8 current", "FP8, current scaling"},
+      {"fp8 blockwise", "FP8, blockwise scaling"}, {"fp8 mxfp8", "FP8, MXFP8"}};
+  std::ostringstream o;
+  o << "| primary figure, all " << all.size() << " published runs (fitted and held out), by slice | runs | median error "
+    << "| bias | within 15% | goal (issue #24) |\n|---|---|---|---|---|---|\n";
+  const auto row = [&](const std::string& label, const std::vector<CaseRun>& slice, const char* goal) {
+    if (slice.empty()) return;
+    const PublishedScore s = score_published(slice);
+    o << "| " << label << " | " << s.cases << " | " << pct(s.primary.median) << " | " << signed_pct(s.primary.bias)
+      << " | " << pct(s.primary.within15) << " | " << goal << " |\n";
+  };
+  row("all", all, "median ≤ 3%, 95% within 15%");
+  for (const auto& [key, label] : precisions) {
+    std::vector<CaseRun> slice;
+    for (const CaseRun& r : all) {
+      if (r.precision == key) slice.push_back(r);
+    }
+    row(label, slice, key == "bf16" ? "" : "bias within ±5%");
+  }
+  for (long long upper : {256LL, 2048LL, -1LL}) {
+    std::vector<CaseRun> slice;
+    const std::string band = scale_band(upper < 0 ? 2049 : upper);
+    for (const CaseRun& r : all) {
+      if (scale_band(r.gpus) == band) slice.push_back(r);
+    }
+    row(band, slice, "bias within ±5%");
+  }
+  return o.str();
+}
+
+/// "N scaling series ...: median slope error X%, worst Y% (SERIES)": the README's summary of
+/// them (docs/accuracy.md lists them one by one).
+std::string series_sentence(const std::vector<ScalingSeries>& series) {
+  std::vector<double> errors;
+  const ScalingSeries* worst = nullptr;
+  for (const ScalingSeries& s : series) {
+    const auto e = s.error();
+    if (!e) continue;
+    errors.push_back(std::fabs(*e));
+    if (!worst || std::fabs(*e) > std::fabs(*worst->error())) worst = &s;
+  }
+  std::ostringstream o;
+  o << series.size() << " scaling series (one source's runs of one model on one GPU at several sizes; slope = "
+    << "the per-GPU figure, MFU where both ends publish it, at the largest size over the smallest)";
+  if (errors.empty()) return o.str() + ".\n";
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
+  o << ": median slope error " << pct(median) << ", worst " << signed_pct(*worst->error()) << " ("
+    << worst->model << " on " << worst->gpu << ", " << worst->smallest_gpus << " to " << worst->largest_gpus
+    << " GPUs: published " << fixed(worst->published_slope, 2) << ", pplan " << fixed(*worst->predicted_slope, 2)
+    << "). Error = pplan slope / published slope − 1.\n";
+  return o.str();
+}
+
+/// Every scaling series, one row each.
+std::string series_table(const std::vector<ScalingSeries>& series) {
+  std::ostringstream o;
+  o << "| source | model, GPU, framework, precision, sequence | sizes (GPUs) | figure | published slope | pplan slope "
+       "| error |\n|---|---|---|---|---|---|---|\n";
+  for (const ScalingSeries& s : series) {
+    const auto e = s.error();
+    o << "| " << citation(s.group) << " | " << s.model << ", " << s.gpu << ", " << s.framework << ", " << s.precision
+      << ", " << s.seq_len << " | " << s.smallest_gpus << " to " << s.largest_gpus << " (" << s.runs << " sizes) | "
+      << s.metric << " | "
+      << fixed(s.published_slope, 3) << " | " << (s.predicted_slope ? fixed(*s.predicted_slope, 3) : std::string("–"))
+      << " | " << (e ? signed_pct(*e) : std::string("–")) << " |\n";
+  }
+  return o.str();
+}
+
 std::vector<std::string> groups_of(const std::vector<CaseRun>& runs) {
   std::vector<std::string> groups;
   for (const CaseRun& r : runs) {
@@ -318,6 +399,11 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
     o << "\n";
   }
 
+  const std::vector<CaseRun> all = every_run(runs, held_out);
+  const std::vector<ScalingSeries> series = scaling_series(all);
+  o << slices_table(all) << "\nEvery scaling series, the README's slope errors one by one:\n\n" << series_table(series)
+    << "\n";
+
   std::vector<const CaseRun*> misses;
   for (const CaseRun& r : runs) {
     const auto e = primary_error(r);
@@ -375,6 +461,8 @@ std::string accuracy_summary_markdown(const AccuracyInputs& in) {
   o << "vTrain's " << m.cases << " measured single-node runs (Bang et al. 2024): mean error " << pct(m.mean)
     << " (goal: below vTrain's own simulator, 8.37%), bias " << signed_pct(m.bias)
     << "; leave-one-source-out, with the constants fitted without them, " << pct(ml.mean) << ".\n";
+  const std::vector<CaseRun> all = every_run(in.runs, in.held_out);
+  o << "\n" << slices_table(all) << "\n" << series_sentence(scaling_series(all));
   const std::string held_out = held_out_paragraph(in.held_out);
   if (!held_out.empty()) o << "\n" << held_out;
   return o.str();
