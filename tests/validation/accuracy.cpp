@@ -59,14 +59,9 @@ ErrorStats error_stats(const std::vector<std::pair<double, std::optional<double>
   }
   s.predicted = static_cast<int>(absolute.size());
   if (absolute.empty()) return s;
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  };
-  s.median = median(absolute);
+  s.median = median_of(absolute);
   s.mean = std::accumulate(absolute.begin(), absolute.end(), 0.0) / double(absolute.size());
-  s.bias = median(signed_errors);
+  s.bias = median_of(signed_errors);
   auto share = [&](double bar) {
     return double(std::count_if(absolute.begin(), absolute.end(), [bar](double a) { return a <= bar + 1e-12; })) /
            double(s.cases);
@@ -80,14 +75,14 @@ ErrorStats error_stats(const std::vector<std::pair<double, std::optional<double>
   return s;
 }
 
+}  // namespace
+
 double median_of(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
-
-}  // namespace
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   auto ranks = [](const std::vector<double>& xs) {

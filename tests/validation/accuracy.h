@@ -109,6 +109,9 @@ struct PublishedScore {
 
 PublishedScore score_published(const std::vector<CaseRun>& runs);
 
+/// The median of `values` (NaN when empty).
+double median_of(std::vector<double> values);
+
 /// Relative error of a case's primary figure, signed so that + means pplan predicts a faster
 /// run (for iteration times: published / predicted − 1). nullopt without a plan.
 std::optional<double> speed_error(const CaseRun& run);

@@ -234,8 +234,12 @@ std::vector<CaseRun> every_run(const std::vector<CaseRun>& runs, const std::vect
 /// The primary figure by precision (BF16, FP8 by scaling recipe) and by scale band, over `all`.
 std::string slices_table(const std::vector<CaseRun>& all) {
   const std::vector<std::pair<std::string, std::string>> precisions = {
-      {"bf16", "BF16"}, {"fp8", "FP8, scaling not stated (priced as delayed)"}, {"fp8 delayed", "FP8, delayed scaling"}, {"fp8 current", "FP8, current scaling"},
-      {"fp8 blockwise", "FP8, blockwise scaling"}, {"fp8 mxfp8", "FP8, MXFP8"}};
+      {"bf16", "BF16"},
+      {"fp8", "FP8, scaling not stated (priced as delayed)"},
+      {"fp8 delayed", "FP8, delayed scaling"},
+      {"fp8 current", "FP8, current scaling"},
+      {"fp8 blockwise", "FP8, blockwise scaling"},
+      {"fp8 mxfp8", "FP8, MXFP8"}};
   std::ostringstream o;
   o << "| primary figure, all " << all.size() << " published runs (fitted and held out), by slice | runs | median error "
     << "| bias | within 15% | goal (issue #24) |\n|---|---|---|---|---|---|\n";
@@ -253,9 +257,9 @@ std::string slices_table(const std::vector<CaseRun>& all) {
     }
     row(label, slice, key == "bf16" ? "" : "bias within ±5%");
   }
-  for (long long upper : {256LL, 2048LL, -1LL}) {
+  for (long long gpus_in_band : {1LL, 257LL, 2049LL}) {
     std::vector<CaseRun> slice;
-    const std::string band = scale_band(upper < 0 ? 2049 : upper);
+    const std::string band = scale_band(gpus_in_band);
     for (const CaseRun& r : all) {
       if (scale_band(r.gpus) == band) slice.push_back(r);
     }
@@ -279,10 +283,7 @@ std::string series_sentence(const std::vector<ScalingSeries>& series) {
   o << series.size() << " scaling series (one source's runs of one model on one GPU at several sizes; slope = "
     << "the per-GPU figure, MFU where both ends publish it, at the largest size over the smallest)";
   if (errors.empty()) return o.str() + ".\n";
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2.0;
-  o << ": median slope error " << pct(median) << ", worst " << signed_pct(*worst->error()) << " ("
+  o << ": median slope error " << pct(median_of(errors)) << ", worst " << signed_pct(*worst->error()) << " ("
     << worst->model << " on " << worst->gpu << ", " << worst->smallest_gpus << " to " << worst->largest_gpus
     << " GPUs: published " << fixed(worst->published_slope, 2) << ", pplan " << fixed(*worst->predicted_slope, 2)
     << "). Error = pplan slope / published slope − 1.\n";
