@@ -11,6 +11,9 @@ async function openPage(options = {}) {
   render(<App store={store} />);
   await store.init();
   await waitFor(() => expect(store.presets.value).not.toBeNull());
+  // The form renders a frame after the first plan (store.ready): a loaded machine may not have
+  // painted it yet when init() returns. An embed has none.
+  if (!options.embed) await screen.findByRole('form', { name: 'Scenario' }, { timeout: 15000 });
   return store;
 }
 
