@@ -180,6 +180,26 @@ TEST(ModelZoo, MultiTokenPredictionAddsALayerAndAHeadPass) {
   EXPECT_GT(model_flops_per_step(mtp.model, 4096, 15360), model_flops_per_step(sc.model, 4096, 15360));
 }
 
+// Each MTP module's 2h -> h projection is a GEMM the step runs, not only FLOPs it counts: with
+// a hidden of 65,536 and almost nothing else (8 heads of 8), 7 modules project 7·3·2·tokens·2h·h = 1.18e16
+// FLOPs per step of 32,768 tokens (forward and backward), which even at peak take
+// 1.18e16 / (8 · 989e12) = 1.49 s on 8 H100. Found by the request fuzzer: unpriced, the
+// step came out faster than peak (hfu 2.09).
+TEST(ModelZoo, MultiTokenPredictionProjectionIsTimed) {
+  const Scenario sc = testing::scenario_from(R"({"schema_version": 1,
+    "model": {"layers": 1, "heads": 8, "head_dim": 8, "hidden": 65536, "ffn_hidden": 8, "vocab": 8, "activation": "gelu", "mtp_layers": 7},
+    "cluster": {"gpu": "h100-sxm", "gpus": 8},
+    "training": {"seq_len": 4096, "global_batch": 8, "precision": "bf16"}})");
+  ParallelConfig p;
+  p.dp = 8;
+  const double h = 65536;
+  const double projection_flops = 7 * 3 * 2.0 * 4096 * 8 * 2 * h * h;
+  EXPECT_NEAR(projection_flops, 1.18e16, 0.01e16);
+  const Estimate e = evaluate(sc, p);
+  EXPECT_GE(e.step_time_s, projection_flops / (8 * peak_flops_per_s(sc.cluster.gpu, Precision::kBf16)));
+  EXPECT_LE(e.mfu_causal, 1.0);
+}
+
 // Nemotron-H 56B (arXiv 2504.03624 §2.1) by hand: a Mamba-2 layer holds in_proj
 // 8192·(2·16384 + 2·8·256 + 256) = 304,087,040, the conv (16384 + 4096)·5 = 102,400, dt/A/D
 // 768, the gated norm 16,384, out_proj 16384·8192 = 134,217,728 and its norm 8,192:

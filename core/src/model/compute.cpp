@@ -523,6 +523,17 @@ double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel)
   return head.forward_s + head.backward_s + stream_s(loss_bytes, device);
 }
 
+double mtp_module_extra_s(const Scenario& scenario, const ParallelConfig& parallel) {
+  const Device device = device_of(scenario);
+  const double tokens = message_sizes(scenario, parallel).tokens;
+  const double h = scenario.model.hidden;
+  // eh_proj, [norm(h_prev); norm(emb)] (2h) -> h, is a column-parallel Transformer Engine
+  // linear split over TP (Megatron-LM d98e8a64 megatron/core/transformer/
+  // multi_token_prediction.py:1174), so it runs at the training precision.
+  const GemmTimes projection = time_gemms({{tokens, h / parallel.tp, 2.0 * h}}, device, scenario.training.precision);
+  return projection.forward_s + projection.backward_s + lm_head_times_s(scenario, parallel);
+}
+
 double optimizer_step_s(double optimizer_params_per_gpu, double state_bytes_per_param, const Device& device) {
   // Read the fp32 gradient (4), read and write the state, write the bf16 weight (2).
   const double bytes_per_param = 4.0 + 2.0 * state_bytes_per_param + 2.0;

@@ -315,11 +315,11 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
   if (stage == head_rank(p)) {
     st.extra_s = lm_head_times_s(scenario, p);
     // MTP modules (DeepSeek-V3 §2.2) with the head: a layer of the last layer's kind, its
-    // 2h -> h projection (small beside the layer; counted in the FLOPs) and the head again.
+    // 2h -> h projection and the head again.
     const int mtp = scenario.model.mtp_layers;
     if (mtp > 0) {
       accumulate(st, is_moe_layer(scenario.model, scenario.model.layers - 1) ? moe : dense, mtp);
-      st.extra_s += mtp * lm_head_times_s(scenario, p);
+      st.extra_s += mtp * mtp_module_extra_s(scenario, p);
     }
   }
   return st;
