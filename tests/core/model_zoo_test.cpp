@@ -181,13 +181,14 @@ TEST(ModelZoo, MultiTokenPredictionAddsALayerAndAHeadPass) {
 }
 
 // Each MTP module's 2h -> h projection is a GEMM the step runs, not only FLOPs it counts: with
-// a hidden of 65,536 and almost nothing else (8 heads of 8), 7 modules project 7·3·2·tokens·2h·h = 1.18e16
-// FLOPs per step of 32,768 tokens (forward and backward), which even at peak take
-// 1.18e16 / (8 · 989e12) = 1.49 s on 8 H100. Found by the request fuzzer: unpriced, the
-// step came out faster than peak (hfu 2.09).
+// a hidden of 65,536 and almost nothing else (8 heads of 8), 7 modules project
+// 7·3·2·tokens·2h·h = 1.18e16 FLOPs per step of 32,768 tokens (forward and backward), which
+// even at peak take 1.18e16 / (8 · 989e12) = 1.49 s on 8 H100. Found by the request fuzzer:
+// unpriced, the step came out faster than peak (hfu 2.09).
 TEST(ModelZoo, MultiTokenPredictionProjectionIsTimed) {
   const Scenario sc = testing::scenario_from(R"({"schema_version": 1,
-    "model": {"layers": 1, "heads": 8, "head_dim": 8, "hidden": 65536, "ffn_hidden": 8, "vocab": 8, "activation": "gelu", "mtp_layers": 7},
+    "model": {"layers": 1, "heads": 8, "head_dim": 8, "hidden": 65536, "ffn_hidden": 8, "vocab": 8,
+              "activation": "gelu", "mtp_layers": 7},
     "cluster": {"gpu": "h100-sxm", "gpus": 8},
     "training": {"seq_len": 4096, "global_batch": 8, "precision": "bf16"}})");
   ParallelConfig p;
