@@ -523,7 +523,7 @@ double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel)
   return head.forward_s + head.backward_s + stream_s(loss_bytes, device);
 }
 
-double mtp_module_extra_s(const Scenario& scenario, const ParallelConfig& parallel) {
+double mtp_projection_times_s(const Scenario& scenario, const ParallelConfig& parallel) {
   const Device device = device_of(scenario);
   const double tokens = message_sizes(scenario, parallel).tokens;
   const double h = scenario.model.hidden;
@@ -531,7 +531,7 @@ double mtp_module_extra_s(const Scenario& scenario, const ParallelConfig& parall
   // linear split over TP (Megatron-LM d98e8a64 megatron/core/transformer/
   // multi_token_prediction.py:1174), so it runs at the training precision.
   const GemmTimes projection = time_gemms({{tokens, h / parallel.tp, 2.0 * h}}, device, scenario.training.precision);
-  return projection.forward_s + projection.backward_s + lm_head_times_s(scenario, parallel);
+  return projection.forward_s + projection.backward_s;
 }
 
 double optimizer_step_s(double optimizer_params_per_gpu, double state_bytes_per_param, const Device& device) {

@@ -313,13 +313,14 @@ static StageTime stage_time(const Scenario& scenario, const ParallelConfig& p,
     st.per_layer_sum.recompute_s *= share;
   }
   if (stage == head_rank(p)) {
-    st.extra_s = lm_head_times_s(scenario, p);
+    const double head_s = lm_head_times_s(scenario, p);
+    st.extra_s = head_s;
     // MTP modules (DeepSeek-V3 §2.2) with the head: a layer of the last layer's kind, its
     // 2h -> h projection and the head again.
     const int mtp = scenario.model.mtp_layers;
     if (mtp > 0) {
       accumulate(st, is_moe_layer(scenario.model, scenario.model.layers - 1) ? moe : dense, mtp);
-      st.extra_s += mtp * mtp_module_extra_s(scenario, p);
+      st.extra_s += mtp * (mtp_projection_times_s(scenario, p) + head_s);
     }
   }
   return st;

@@ -79,9 +79,10 @@ LayerTimes with_recompute(LayerTimes lt, Recompute recompute, unsigned modules =
 /// Forward + backward seconds of the LM head and loss for one micro-batch on the last stage.
 double lm_head_times_s(const Scenario& scenario, const ParallelConfig& parallel);
 
-/// Forward + backward seconds of one MTP module beside its layer (DeepSeek-V3 §2.2): its
-/// 2h -> h projection and another pass of the shared head, per micro-batch on the last stage.
-double mtp_module_extra_s(const Scenario& scenario, const ParallelConfig& parallel);
+/// Forward + backward seconds of one MTP module's 2h -> h projection (DeepSeek-V3 §2.2), per
+/// micro-batch on the last stage; the module's layer and its pass of the shared head are timed
+/// as any layer and lm_head_times_s().
+double mtp_projection_times_s(const Scenario& scenario, const ParallelConfig& parallel);
 
 /// Optimizer step seconds: Adam streams each locally held optimizer parameter's fp32 gradient,
 /// its state in and out (master, m, v: `state_bytes_per_param`, memory.h) and the bf16 weight
