@@ -9,6 +9,20 @@
 
 namespace pplan {
 
+TextPart::TextPart(long long value, Decimal) {
+  const int written = std::snprintf(digits_, sizeof digits_, "%lld", value);
+  digit_count_ = static_cast<unsigned char>(written);
+}
+
+std::string concat(std::initializer_list<TextPart> parts) {
+  std::size_t bytes = 0;
+  for (const TextPart& part : parts) bytes += part.view().size();
+  std::string out;
+  out.reserve(bytes);
+  for (const TextPart& part : parts) out += part.view();
+  return out;
+}
+
 std::string format_fixed(double value, int decimals) {
   if (!std::isfinite(value)) return "n/a";
   char buffer[64];

@@ -46,6 +46,16 @@ TEST(Text, EscapeMarkdownNeutralisesHtmlAndMarkup) {
             "a b  \\# c d");
 }
 
+TEST(Text, ConcatJoinsTextAndIntegersOfEveryWidth) {
+  const std::string name = "1f1b";
+  EXPECT_EQ(concat({"tp = ", 8, ", pp = ", 16LL, " (", name, ")"}), "tp = 8, pp = 16 (1f1b)");
+  EXPECT_EQ(concat({std::string_view("n"), std::size_t{4096}, "/", -3, "/", 9223372036854775807LL}),
+            "n4096/-3/9223372036854775807");
+  EXPECT_EQ(concat({-9223372036854775807LL - 1}), "-9223372036854775808");
+  EXPECT_EQ(concat({}), "");
+  EXPECT_EQ(concat({"", 0, ""}), "0");
+}
+
 TEST(Text, ForbiddenCharactersAndLengthsCountCodePoints) {
   EXPECT_FALSE(first_forbidden_character("GPT-3 175B — é 日本"));
   const auto nl = first_forbidden_character("ab\ncd");

@@ -3,12 +3,36 @@
 /// in wasm), the one Markdown/HTML escaping of user strings, UTF-8 checks and "did you mean".
 
 #include <cstddef>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace pplan {
+
+/// One piece of a message for concat(): text, or an integer written in decimal.
+class TextPart {
+ public:
+  TextPart(const char* text) : text_(text) {}
+  TextPart(std::string_view text) : text_(text) {}
+  TextPart(const std::string& text) : text_(text) {}
+  template <typename Integer, std::enable_if_t<std::is_integral_v<Integer> && !std::is_same_v<Integer, bool>, int> = 0>
+  TextPart(Integer value) : TextPart(static_cast<long long>(value), kDecimal) {}
+  std::string_view view() const { return digit_count_ > 0 ? std::string_view(digits_, digit_count_) : text_; }
+
+ private:
+  enum Decimal { kDecimal };
+  TextPart(long long value, Decimal);
+  std::string_view text_;
+  char digits_[24] = {};
+  unsigned char digit_count_ = 0;
+};
+
+/// The parts joined ("tp = ", 8, " ..."): one call where a chain of string additions would
+/// inline an allocation and an append per piece (the page's engine is smaller for it).
+std::string concat(std::initializer_list<TextPart> parts);
 
 /// `value` with `decimals` digits after the point ("43.75", "7.3").
 std::string format_fixed(double value, int decimals);

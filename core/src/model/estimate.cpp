@@ -55,8 +55,6 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   return p;
 }
 
-static std::string str(long long v) { return std::to_string(v); }
-
 namespace {
 
 /// The schedule's own rules: its chunks per rank (vpp), a pipeline to run on, DualPipe's even
@@ -72,12 +70,12 @@ void visit_schedule(const Scenario& scenario, const ParallelConfig& p, Visit&& v
       const std::string wants = schedule == ScheduleKind::kInterleaved ? "vpp > 1"
                                 : is_v_shape(schedule)                 ? "vpp = 2 (a V: two chunks per rank)"
                                                                        : "vpp = 1";
-      return "parallel.schedule " + name + " runs " + wants + ", but vpp = " + std::to_string(p.vpp);
+      return concat({"parallel.schedule ", name, " runs ", wants, ", but vpp = ", p.vpp});
     });
   }
   if (p.pp <= 1 && schedule != ScheduleKind::kOneFOneB && schedule != ScheduleKind::kInterleaved) {
     visit("plan.schedule_needs_pp", Severity::kError,
-          [&] { return "parallel.schedule " + name + " is a pipeline schedule: it needs pp > 1"; });
+          [&] { return concat({"parallel.schedule ", name, " is a pipeline schedule: it needs pp > 1"}); });
     return;
   }
   if (overlaps_forward_backward(schedule) && p.pp > 1) {
@@ -86,12 +84,12 @@ void visit_schedule(const Scenario& scenario, const ParallelConfig& p, Visit&& v
     const bool dualpipe = schedule == ScheduleKind::kDualPipe;
     if (dualpipe && p.pp % 2 != 0) {
       visit("plan.schedule_pp", Severity::kError,
-            [&] { return "DualPipe pairs ranks from both ends: pp = " + std::to_string(p.pp) + " must be even"; });
+            [&] { return concat({"DualPipe pairs ranks from both ends: pp = ", p.pp, " must be even"}); });
     }
     if (schedule_microbatch_problem(schedule, p.pp, m)) {
       visit("plan.schedule_microbatches", Severity::kError, [&] {
-        return name + " needs at least 2·pp = " + std::to_string(2 * p.pp) + (dualpipe ? " micro-batches, an even count" : " micro-batches") +
-               "; the step has " + std::to_string(m);
+        return concat({name, " needs at least 2·pp = ", 2 * p.pp, dualpipe ? " micro-batches, an even count" : " micro-batches",
+                       "; the step has ", m});
       });
     }
   }
@@ -109,19 +107,19 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
   const long long product = 1LL * p.tp * p.pp * p.dp * p.cp;
   if (product != cluster.gpus) {
     visit("plan.gpu_count_mismatch", kErr, [&] {
-      return "tp·pp·dp·cp = " + str(p.tp) + "·" + str(p.pp) + "·" + str(p.dp) + "·" + str(p.cp) +
-             " = " + str(product) + ", but the cluster has " + str(cluster.gpus) + " GPUs";
+      return concat({"tp·pp·dp·cp = ", p.tp, "·", p.pp, "·", p.dp, "·", p.cp, " = ", product, ", but the cluster has ",
+                     cluster.gpus, " GPUs"});
     });
   }
   if (model.heads % p.tp != 0) {
     visit("plan.heads_not_divisible", kErr, [&] {
-      return str(model.heads) + " attention heads are not divisible by tp = " + str(p.tp);
+      return concat({model.heads, " attention heads are not divisible by tp = ", p.tp});
     });
   }
   if (model.kv_heads % p.tp != 0 && p.tp % model.kv_heads != 0) {
     visit("plan.kv_heads_not_divisible", kErr, [&] {
-      return str(model.kv_heads) + " kv heads and tp = " + str(p.tp) +
-             " divide neither way (Megatron needs kv_heads % tp == 0 or tp % kv_heads == 0)";
+      return concat({model.kv_heads, " kv heads and tp = ", p.tp,
+                     " divide neither way (Megatron needs kv_heads % tp == 0 or tp % kv_heads == 0)"});
     });
   }
   if (!split.valid) visit("plan.layers_not_divisible", kErr, [&] { return split.reason; });
@@ -135,72 +133,66 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
     if (p.pp > 1 || p.recompute != Recompute::kNone) {
       // Megatron-LM d98e8a64 transformer_config.py:1891 and :1896; the model prices it so too.
       visit("plan.offload_needs_one_stage", kErr, [&] {
-        return "offload_layers = " + str(p.offload_layers) +
-               " is priced for one pipeline stage without recomputation, as Megatron runs it (pp = " +
-               str(p.pp) + ", recompute " + recompute_name(p.recompute) + ")";
+        return concat({"offload_layers = ", p.offload_layers,
+                       " is priced for one pipeline stage without recomputation, as Megatron runs it (pp = ", p.pp,
+                       ", recompute ", recompute_name(p.recompute), ")"});
       });
     }
   }
   const long long per_step = 1LL * p.micro_batch * p.dp;
   if (scenario.training.global_batch % per_step != 0) {
     visit("plan.batch_not_divisible", kErr, [&] {
-      return "global batch " + str(scenario.training.global_batch) +
-             " is not divisible by micro_batch·dp = " + str(p.micro_batch) + "·" + str(p.dp) +
-             " = " + str(per_step);
+      return concat({"global batch ", scenario.training.global_batch, " is not divisible by micro_batch·dp = ",
+                     p.micro_batch, "·", p.dp, " = ", per_step});
     });
   }
   if (p.vpp > 1) {
     if (p.pp <= 1) {
       visit("plan.vpp_needs_pp", kErr,
-            [&] { return "interleaving (vpp = " + str(p.vpp) + ") needs pp > 1"; });
+            [&] { return concat({"interleaving (vpp = ", p.vpp, ") needs pp > 1"}); });
     } else if (split.valid && !vpp_divides(split, p.vpp)) {
       visit("plan.vpp_not_divisible", kErr, [&] {
         const int units = split.units_per_stage;
-        return "vpp = " + str(p.vpp) + " does not divide the " +
-               (units > 0 ? str(units) + " layers per stage"
-                          : "stage sizes " + str(split.first_layers) + "/" +
-                                str(split.middle_layers) + "/" + str(split.last_layers));
+        if (units > 0) return concat({"vpp = ", p.vpp, " does not divide the ", units, " layers per stage"});
+        return concat({"vpp = ", p.vpp, " does not divide the stage sizes ", split.first_layers, "/", split.middle_layers,
+                       "/", split.last_layers});
       });
     }
     const long long m = per_step > 0 ? scenario.training.global_batch / per_step : 0;
     if (p.schedule == ScheduleKind::kInterleaved && schedule_microbatch_problem(p.schedule, p.pp, m)) {
       visit("plan.vpp_microbatches", kErr, [&] {
-        return "the interleaved schedule needs the " + str(m) +
-               " micro-batches to be a multiple of pp = " + str(p.pp);
+        return concat({"the interleaved schedule needs the ", m, " micro-batches to be a multiple of pp = ", p.pp});
       });
     }
   }
   visit_schedule(scenario, p, visit);
   if (p.cp > 1 && scenario.training.seq_len % (2 * p.cp) != 0) {
     visit("plan.cp_seq_not_divisible", kErr, [&] {
-      return "seq_len " + str(scenario.training.seq_len) + " is not divisible by 2·cp = " +
-             str(2 * p.cp);
+      return concat({"seq_len ", scenario.training.seq_len, " is not divisible by 2·cp = ", 2 * p.cp});
     });
   }
   const bool moe = model.moe && model.moe->experts > 0;
   if (!moe && (p.ep > 1 || expert_tp(p) != p.tp)) {
     visit(p.ep > 1 ? "plan.ep_without_moe" : "plan.etp_without_moe", kErr, [&] {
-      return (p.ep > 1 ? "ep = " + str(p.ep) : "etp = " + str(expert_tp(p))) +
-             " needs a mixture-of-experts model";
+      return concat({p.ep > 1 ? "ep = " : "etp = ", p.ep > 1 ? p.ep : expert_tp(p), " needs a mixture-of-experts model"});
     });
   }
   if (moe) {
     if (model.moe->experts % p.ep != 0) {
       visit("plan.ep_not_divisible", kErr, [&] {
-        return str(model.moe->experts) + " experts are not divisible by ep = " + str(p.ep);
+        return concat({model.moe->experts, " experts are not divisible by ep = ", p.ep});
       });
     }
     if (!expert_grid_tiles(p)) {
       visit("plan.ep_not_divisible", kErr, [&] {
-        return "etp·ep = " + str(expert_tp(p)) + "·" + str(p.ep) + " = " + str(1LL * expert_tp(p) * p.ep) +
-               " must divide a stage's tp·cp·dp = " + str(1LL * p.tp * p.cp * p.dp) +
-               " GPUs (the expert part folds over the attention part's GPUs)";
+        return concat({"etp·ep = ", expert_tp(p), "·", p.ep, " = ", 1LL * expert_tp(p) * p.ep,
+                       " must divide a stage's tp·cp·dp = ", 1LL * p.tp * p.cp * p.dp,
+                       " GPUs (the expert part folds over the attention part's GPUs)"});
       });
     }
     if (!expert_width_splits(*model.moe, expert_tp(p))) {
       visit("plan.etp_not_divisible", kErr, [&] {
-        return "the expert width " + str(model.moe->expert_ffn_hidden) +
-               " is not divisible by etp = " + str(expert_tp(p));
+        return concat({"the expert width ", model.moe->expert_ffn_hidden, " is not divisible by etp = ", expert_tp(p)});
       });
     }
     // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
@@ -209,22 +201,22 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
       const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
       if (ep_group.crosses_nodes()) {
         visit("plan.ep_spans_nodes", kWarn, [&] {
-          return "ep = " + str(p.ep) + " (× expert-tp " + str(expert_tp(p)) + ") spans " +
-                 str(ep_group.nodes) + " nodes: " + str(ep_group.size - ep_group.ranks_per_node) +
-                 "/" + str(ep_group.size) + " of the all-to-all traffic crosses the network";
+          return concat({"ep = ", p.ep, " (× expert-tp ", expert_tp(p), ") spans ", ep_group.nodes, " nodes: ",
+                         ep_group.size - ep_group.ranks_per_node, "/", ep_group.size,
+                         " of the all-to-all traffic crosses the network"});
         });
       }
     }
   }
   if (p.tp > cluster.nvlink_domain_gpus) {
     visit("plan.tp_exceeds_node", kWarn, [&] {
-      return "tp = " + str(p.tp) + " spans more than the " + str(cluster.nvlink_domain_gpus) +
-             " GPUs of one NVLink domain: its all-reduces leave NVLink";
+      return concat({"tp = ", p.tp, " spans more than the ", cluster.nvlink_domain_gpus,
+                     " GPUs of one NVLink domain: its all-reduces leave NVLink"});
     });
   }
   if (cluster.gpus % cluster.gpus_per_node != 0) {
     visit("plan.gpus_per_node_mismatch", kWarn, [&] {
-      return str(cluster.gpus) + " GPUs do not fill whole nodes of " + str(cluster.gpus_per_node);
+      return concat({cluster.gpus, " GPUs do not fill whole nodes of ", cluster.gpus_per_node});
     });
   }
 }
