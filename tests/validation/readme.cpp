@@ -383,8 +383,9 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
     << "| leave-one-source-out: bias | " << signed_pct(ml.bias) << " | |\n\n";
   if (!held_out_moves.empty()) {
     o << "Fit without the vTrain runs, the constants move (" << held_out_moves
-      << "): the published runs, large and GPU-bound, barely see the per-kernel host cost that "
-         "sets a small single-node step, so that cost is identified by vTrain's runs alone.\n\n";
+      << "): the published runs are large and mostly GPU-bound; only those that launch many "
+         "small expert GEMMs (MoE with many experts per GPU) see the per-kernel host cost that "
+         "sets a small single-node step, so vTrain's runs identify most of it.\n\n";
   }
 
   o << held_out_paragraph(held_out);

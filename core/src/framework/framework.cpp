@@ -90,6 +90,20 @@ double kernels_per_layer_forward(Framework framework) {
   return 12.0;
 }
 
+double kernels_per_local_expert_forward(Framework framework, bool fp8) {
+  switch (framework) {
+    case Framework::kMegatronCore:
+    case Framework::kMegatronLm: return fp8 ? 4.0 : 2.0;
+    case Framework::kDeepSpeed: return 3.0;
+    case Framework::kTorchtitan: return 0.0;
+  }
+  return 2.0;
+}
+
+bool syncs_host_before_experts(Framework framework) {
+  return framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+}
+
 double moe_expert_output_bytes_kept(Framework framework) {
   switch (framework) {
     case Framework::kMegatronCore:

@@ -19,7 +19,11 @@ double LayerTimes::gpu_backward_s() const {
          cp_backward_s + ep_backward_s;
 }
 
-double LayerTimes::forward_s() const { return with_host_s(gpu_forward_s(), host_forward_s); }
+double LayerTimes::forward_s() const {
+  if (host_expert_forward_s <= 0) return with_host_s(gpu_forward_s(), host_forward_s);
+  return with_host_s(gpu_forward_s() - expert_gemm_forward_s, host_forward_s - host_expert_forward_s) +
+         with_host_s(expert_gemm_forward_s, host_expert_forward_s);
+}
 
 double LayerTimes::backward_s() const { return with_host_s(gpu_backward_s(), host_backward_s); }
 
@@ -125,6 +129,7 @@ struct LinearLayers {
   double linear_inputs = 0;     ///< widths of the linear layers' inputs per token (FP8 casts)
   double linear_outputs = 0;    ///< ... and of their outputs (the gradients cast in backward)
   double active_mlp_width = 0;  ///< MLP width a token passes through (top-k + shared experts)
+  double routed_forward_s = 0;  ///< the routed experts' forward GEMMs
 };
 
 /// GEMMs, per GPU after the TP split (SP all-gathers the tokens first, so every GEMM sees all
@@ -185,6 +190,7 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
         time_gemms({{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
                    c.device, precision, experts_local, c.routed_at_floor);
     add(l.gemms, routed);
+    l.routed_forward_s += routed.forward_s;
     GemmTimes shared;
     if (spec.shared_experts > 0) {
       add(shared, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision),
@@ -404,10 +410,20 @@ void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt
   const Calibration& cal = c.scenario.calibration;
   const double host_kernel_s = c.scenario.cluster.gpu.host_kernel_s > 0 ? c.scenario.cluster.gpu.host_kernel_s
                                                                         : cal.host_kernel_s;
-  const double pass_host_s =
-      training.cuda_graphs ? 0.0 : kernels * host_kernel_s + collectives_per_pass * cal.host_collective_s;
-  lt.host_forward_s = pass_host_s;
-  lt.host_backward_s = 2.0 * pass_host_s;
+  if (training.cuda_graphs) {
+    lt.host_forward_s = lt.host_backward_s = 0.0;
+    return;
+  }
+  const double pass_host_s = kernels * host_kernel_s + collectives_per_pass * cal.host_collective_s;
+  // The routed experts' launches grow with the experts local to the GPU: with few tokens per
+  // expert (many local experts, small micro-batches) the host, not the GPU, sets their pace.
+  const double experts_local = c.moe ? double(c.scenario.model.moe->experts) / c.parallel.ep : 0.0;
+  const double expert_host_s =
+      c.shares.mlp * experts_local * kernels_per_local_expert_forward(training.framework, c.fp8) * host_kernel_s;
+  lt.host_forward_s = pass_host_s + expert_host_s;
+  lt.host_backward_s = 2.0 * lt.host_forward_s;
+  if (syncs_host_before_experts(training.framework)) lt.host_expert_forward_s = expert_host_s;
+  else lt.expert_gemm_forward_s = 0.0;
 }
 
 }  // namespace
@@ -421,6 +437,7 @@ void add_share(LinearLayers& into, const LinearLayers& part, double share) {
   into.linear_inputs += share * part.linear_inputs;
   into.linear_outputs += share * part.linear_outputs;
   into.active_mlp_width += share * part.active_mlp_width;
+  into.routed_forward_s += share * part.routed_forward_s;
 }
 
 /// The Mamba-2 mixer's other kernels: the SSD scan, and streaming the causal conv (in and out
@@ -455,6 +472,7 @@ LayerTimes layer_kernels(const LayerContext& c) {
   LayerTimes lt;
   lt.gemm_forward_s = linear.gemms.forward_s;
   lt.gemm_backward_s = linear.gemms.backward_s;
+  lt.expert_gemm_forward_s = linear.routed_forward_s;
   lt.module_forward_s = linear.module_forward_s;
   set_attention_core(c, lt);
   lt.attention_forward_s *= c.shares.attention;

@@ -90,4 +90,25 @@ double moe_expert_output_bytes_kept(Framework framework);
 /// torchtitan's eager Llama block ~18.
 double kernels_per_layer_forward(Framework framework);
 
+/// Kernels the host launches per expert local to the GPU in one MoE layer's forward (the
+/// backward launches twice as many: dgrad and wgrad). Megatron-Core's grouped experts run
+/// Transformer Engine's GroupedLinear, whose only backend launches one cuBLAS GEMM per expert
+/// (NVIDIA/TransformerEngine d0067d0 transformer_engine/pytorch/csrc/extensions/gemm.cpp,
+/// te_general_grouped_gemm: "For now, we only have multi-stream cublas backend"), fc1 and fc2,
+/// and under FP8 quantises each expert's input split (module/grouped_linear.py,
+/// _split_quantize): 2, or 4 in FP8. DeepSpeed-MoE calls each local expert's MLP in a Python
+/// loop (microsoft/DeepSpeed 0e4271ad deepspeed/moe/experts.py, Experts.forward): fc1, its
+/// activation, fc2, 3. torchtitan runs all local experts in one torch._grouped_mm per
+/// projection (pytorch/torchtitan 003edbe5 torchtitan/models/moe/moe.py,
+/// _run_experts_grouped_mm, use_grouped_mm on by default): none per expert.
+double kernels_per_local_expert_forward(Framework framework, bool fp8);
+
+/// Whether the host waits for the GPU before it launches the experts: Megatron-Core's token
+/// dispatchers copy the token counts per expert to the host and synchronise before the
+/// all-to-all (NVIDIA/Megatron-LM d98e8a64 megatron/core/transformer/moe/token_dispatcher.py,
+/// cuda_sync_point "before_ep_alltoall"; "before_finish" without EP), so those launches cannot
+/// run ahead of the GPU. DeepSpeed-MoE's dispatch has a fixed capacity shape and needs no
+/// counts on the host; torchtitan launches nothing per expert.
+bool syncs_host_before_experts(Framework framework);
+
 }  // namespace pplan

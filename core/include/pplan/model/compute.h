@@ -21,6 +21,12 @@ struct LayerTimes {
   double memory_backward_s = 0;
   double host_forward_s = 0;       ///< host time to issue the forward's kernels
   double host_backward_s = 0;
+  /// MoE under a framework that syncs before its experts (syncs_host_before_experts): the
+  /// routed experts' forward GEMMs (part of gemm_forward_s) and the host time to launch them
+  /// (part of host_forward_s). The host cannot run ahead into them, so forward_s() takes the
+  /// rest of the pass and the experts each at its own pace.
+  double expert_gemm_forward_s = 0;
+  double host_expert_forward_s = 0;
   double tp_forward_s = 0;         ///< TP/SP collectives not hidden behind GEMMs
   double tp_backward_s = 0;
   double cp_forward_s = 0;         ///< CP K/V ring not hidden behind attention
