@@ -553,6 +553,17 @@ TEST(MoeHost, SmallMicroBatchesOfManyLocalExpertsAreHostBoundAsPublished) {
   };
   const double published_ratio = 9691.0 / 26695.0;
   EXPECT_NEAR(tokens_per_gpu_s(1) / tokens_per_gpu_s(4) / published_ratio, 1.0, 0.15);
+
+  // The explanation names the remedy the launches call for.
+  const Scenario pinned = scenario_from(
+      R"({"model":"qwen3-30b-a3b","cluster":{"gpu":"b200","gpus":8,"gpus_per_node":8},
+          "training":{"seq_len":4096,"global_batch":512,"precision":"fp8","framework":"megatron-core"},
+          "parallel":{"tp":1,"pp":1,"cp":1,"dp":8,"ep":8,"micro_batch":1,"zero":1,"recompute":"none"}})");
+  SearchOptions options;
+  options.top = 1;
+  const Explanation x = explain(pinned, search(pinned, options));
+  ASSERT_TRUE(x.has_plan);
+  EXPECT_NE(x.steps.back().text.find("fewer experts per GPU (a larger EP)"), std::string::npos) << x.steps.back().text;
 }
 
 TEST(MoeRouting, GroupsParseImportAndAreRefusedWhereTheyCannotRun) {

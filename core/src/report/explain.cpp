@@ -182,21 +182,21 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   const std::string capped = capped_reason(result, defaults);
 
   x.steps.push_back({1, "Budget the memory",
-                     params_text(params) + " parameters × 16 bytes (bf16 weights and gradients, fp32 Adam) = " +
-                         big_bytes(states) + " of model states; at " + gb(capacity) +
-                         " per GPU one replica needs at least " + num(min_gpus) +
-                         " GPUs before activations and before any sharding."});
+                     concat({params_text(params), " parameters × 16 bytes (bf16 weights and gradients, fp32 Adam) = ",
+                             big_bytes(states), " of model states; at ", gb(capacity),
+                             " per GPU one replica needs at least ", min_gpus,
+                             " GPUs before activations and before any sharding."})});
   if (result.plans.empty()) {
     x.has_plan = false;
     std::string why = "No configuration fits.";
     if (!result.nearest_infeasible.empty()) {
       const Estimate& n = result.nearest_infeasible.front();
-      const std::string layout = "tp " + num(n.parallel.tp) + " · pp " + num(n.parallel.pp) + " · dp " + num(n.parallel.dp);
+      const std::string layout = concat({"tp ", n.parallel.tp, " · pp ", n.parallel.pp, " · dp ", n.parallel.dp});
       if (n.fits_in_memory || n.rejection_code != std::string("plan.out_of_memory")) {
-        why += " The pinned plan (" + layout + ") is not valid: " + first_error(n) + ".";
+        why += concat({" The pinned plan (", layout, ") is not valid: ", first_error(n), "."});
       } else {
-        why += " The closest, " + layout + ", needs " + gb(n.memory.total_bytes) + " of " +
-               gb(n.memory.capacity_bytes) + ": add GPUs, use a larger-memory GPU, or shorten the sequence.";
+        why += concat({" The closest, ", layout, ", needs ", gb(n.memory.total_bytes), " of ",
+                       gb(n.memory.capacity_bytes), ": add GPUs, use a larger-memory GPU, or shorten the sequence."});
       }
     }
     if (!capped.empty()) why += " " + capped;
@@ -221,24 +221,25 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     tp_text = "t = 1: no tensor parallelism; every GPU holds whole layers" +
               std::string(pins.tp ? " (pinned)." : ", the fastest choice the search found.");
   } else {
-    tp_text = "t = " + num(p.tp) + (tp_group.crosses_nodes()
-                                         ? ", wider than one NVLink domain of " + num(domain) +
-                                               " GPUs: its collectives cross the network"
-                                         : " inside one NVLink domain of " + num(domain) +
-                                               " GPUs: its collectives stay on NVLink") +
-              ", " + seconds(best.time.tp_comm_s) + " of them exposed per step" +
-              (scenario.training.tp_comm_overlap && p.sequence_parallel ? " (the rest overlapped with the GEMMs)." : ".");
+    tp_text = concat({"t = ", p.tp,
+                      tp_group.crosses_nodes() ? ", wider than one NVLink domain of " : " inside one NVLink domain of ",
+                      domain,
+                      tp_group.crosses_nodes() ? " GPUs: its collectives cross the network"
+                                               : " GPUs: its collectives stay on NVLink",
+                      ", ", seconds(best.time.tp_comm_s), " of them exposed per step",
+                      scenario.training.tp_comm_overlap && p.sequence_parallel ? " (the rest overlapped with the GEMMs)."
+                                                                               : "."});
   }
   x.steps.push_back({2, p.tp == 1 ? "No tensor parallelism" : "Tensor parallel inside the NVLink domain", tp_text});
 
   // 3. Pipeline: compared with the next smaller stage count, searched, not hand-counted.
-  std::string pp_text = "p = " + num(p.pp) + " stage" + (p.pp > 1 ? "s" : "") + " (" + num(best.split.first_layers) +
-                        (best.split.uneven ? "/" + num(best.split.middle_layers) + "/" + num(best.split.last_layers) : "") +
-                        " layers each): " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes) +
-                        " on the fullest stage (weights " + gb(best.memory.weights_bytes) + ", gradients " +
-                        gb(best.memory.gradients_bytes) + ", optimizer " + gb(best.memory.optimizer_bytes) +
-                        ", activations " + gb(best.memory.activations_bytes) + ", reserved " +
-                        gb(best.memory.reserved_bytes) + ").";
+  std::string pp_text =
+      concat({"p = ", p.pp, p.pp > 1 ? " stages (" : " stage (", best.split.first_layers,
+              best.split.uneven ? concat({"/", best.split.middle_layers, "/", best.split.last_layers}) : std::string(),
+              " layers each): ", gb(best.memory.total_bytes), " of ", gb(best.memory.capacity_bytes),
+              " on the fullest stage (weights ", gb(best.memory.weights_bytes), ", gradients ",
+              gb(best.memory.gradients_bytes), ", optimizer ", gb(best.memory.optimizer_bytes), ", activations ",
+              gb(best.memory.activations_bytes), ", reserved ", gb(best.memory.reserved_bytes), ")."});
   std::string pp_title = "Pipeline across nodes";
   const long long model_parallel_room = cluster.gpus / (1LL * p.tp * p.cp);
   if (!pins.pp) {
@@ -255,42 +256,43 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     if (fewer) {
       x.facts.smaller_pp_slower = fewer->step_time_s / best.step_time_s - 1.0;
       x.facts.smaller_pp_memory_bytes = fewer->memory.total_bytes;
-      pp_text += " p = " + num(q) + " also fits (" + gb(fewer->memory.total_bytes) + ") but " +
-                 (x.facts.smaller_pp_slower > 0.0005 ? "is " + pct(x.facts.smaller_pp_slower) + " slower"
-                                                     : "is no faster, and the search kept the simpler plan") +
-                 ", so p = " + num(p.pp) + ".";
+      pp_text += concat({" p = ", q, " also fits (", gb(fewer->memory.total_bytes), ") but ",
+                         x.facts.smaller_pp_slower > 0.0005 ? concat({"is ", pct(x.facts.smaller_pp_slower), " slower"})
+                                                            : "is no faster, and the search kept the simpler plan",
+                         ", so p = ", p.pp, "."});
       pp_title = "Pipeline across nodes: the fastest p";
     } else {
-      pp_text += " p = " + num(q) + " does not fit at t = " + num(p.tp) + (p.cp > 1 ? ", c = " + num(p.cp) : "") +
-                 " within the usable memory with any micro-batch, recomputation or ZeRO stage, so p = " +
-                 num(p.pp) + " is the smallest that does there.";
+      pp_text += concat({" p = ", q, " does not fit at t = ", p.tp, p.cp > 1 ? concat({", c = ", p.cp}) : std::string(),
+                         " within the usable memory with any micro-batch, recomputation or ZeRO stage, so p = ", p.pp,
+                         " is the smallest that does there."});
       pp_title = "Pipeline across nodes: the smallest p that fits";
     }
   } else if (p.pp == 1) {
-    pp_text = "p = 1: the model fits without a pipeline (" + gb(best.memory.total_bytes) + " of " +
-              gb(best.memory.capacity_bytes) + " per GPU).";
+    pp_text = concat({"p = 1: the model fits without a pipeline (", gb(best.memory.total_bytes), " of ",
+                      gb(best.memory.capacity_bytes), " per GPU)."});
     pp_title = "No pipeline";
   }
   if (p.pp > 1 && is_one_f_one_b(p.schedule)) {
-    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches" +
-               (p.vpp > 1 ? ", " + num(p.vpp) + " virtual stages per GPU" : "") + ": the bubble is " +
-               pct(best.bubble_fraction) + " of the step ((p−1)/" + (p.vpp > 1 ? "(v·m)" : "m") + " = " +
-               pct(best.bubble_ratio) + " of the compute).";
+    pp_text += concat({" m = ", format_fixed(best.microbatches, 0), " micro-batches",
+                       p.vpp > 1 ? concat({", ", p.vpp, " virtual stages per GPU"}) : std::string(), ": the bubble is ",
+                       pct(best.bubble_fraction), " of the step ((p−1)/", p.vpp > 1 ? "(v·m)" : "m", " = ",
+                       pct(best.bubble_ratio), " of the compute)."});
   } else if (p.pp > 1) {
     // The zero-bubble and DualPipe bubbles come from the pass times (pipeline.h pipeline_bubble_s).
     const char* formula = p.schedule == ScheduleKind::kZbH1    ? "(p−1)(F+B−2W)/v"
                           : p.schedule == ScheduleKind::kZbV   ? "(p−1)(F+B−3W)/2"
                           : p.schedule == ScheduleKind::kDualPipe ? "(p/2−1)(F&B+B−3W)"
                                                                   : "(p−1)(F&B+B−3W)/2";
-    pp_text += " m = " + format_fixed(best.microbatches, 0) + " micro-batches under the " +
-               schedule_name(p.schedule) + " schedule" +
-               (overlaps_f_and_b(scenario.training, p)
-                    ? ", each forward paired with another micro-batch's backward so their all-to-alls and sends hide"
-                    : "") +
-               ": the bubble " + formula + " is " + pct(best.bubble_fraction) + " of the step (" +
-               pct(best.bubble_ratio) + " of the compute)" +
-               (p.schedule == ScheduleKind::kDualPipe ? "; each GPU holds a second copy of the mirrored stage's parameters" : "") +
-               ".";
+    pp_text += concat({" m = ", format_fixed(best.microbatches, 0), " micro-batches under the ", schedule_name(p.schedule),
+                       " schedule",
+                       overlaps_f_and_b(scenario.training, p)
+                           ? ", each forward paired with another micro-batch's backward so their all-to-alls and sends hide"
+                           : "",
+                       ": the bubble ", formula, " is ", pct(best.bubble_fraction), " of the step (",
+                       pct(best.bubble_ratio), " of the compute)",
+                       p.schedule == ScheduleKind::kDualPipe ? "; each GPU holds a second copy of the mirrored stage's parameters"
+                                                             : "",
+                       "."});
   }
   x.steps.push_back({3, pp_title, pp_text});
 
@@ -305,41 +307,41 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
         c.dp.reset();
       }, sub_search_s);
       x.facts.cp1_fits = no_cp.has_value();
-      text += "c = " + num(p.cp) + " splits each " + num(scenario.training.seq_len) + "-token sequence into " +
-              num(scenario.training.seq_len / p.cp) + "-token chunks; K/V chunks pass round a ring, " +
-              seconds(best.time.cp_comm_s) + " per step not hidden behind attention. ";
+      text += concat({"c = ", p.cp, " splits each ", scenario.training.seq_len, "-token sequence into ",
+                      scenario.training.seq_len / p.cp, "-token chunks; K/V chunks pass round a ring, ",
+                      seconds(best.time.cp_comm_s), " per step not hidden behind attention. "});
       if (!no_cp) {
         text += "Without it nothing fits: the activations of a whole sequence do not fit one GPU's usable memory. ";
       } else {
         x.facts.cp1_slower = no_cp->step_time_s / best.step_time_s - 1.0;
         x.facts.cp1_memory_bytes = no_cp->memory.total_bytes;
-        text += "CP 1 also fits (" + gb(no_cp->memory.total_bytes) + ", dp " + num(no_cp->parallel.dp) + ", m = " +
-                format_fixed(no_cp->microbatches, 0) + " micro-batches) but is " + pct(x.facts.cp1_slower) +
-                " slower: CP " + num(p.cp) + " takes GPUs from DP, so each replica gets more micro-batches (m = " +
-                format_fixed(best.microbatches, 0) + ") and the pipeline less idle time. ";
+        text += concat({"CP 1 also fits (", gb(no_cp->memory.total_bytes), ", dp ", no_cp->parallel.dp, ", m = ",
+                        format_fixed(no_cp->microbatches, 0), " micro-batches) but is ", pct(x.facts.cp1_slower),
+                        " slower: CP ", p.cp, " takes GPUs from DP, so each replica gets more micro-batches (m = ",
+                        format_fixed(best.microbatches, 0), ") and the pipeline less idle time. "});
       }
     }
     if (p.ep > 1 && model.moe) {
       const MoeSpec& moe = *model.moe;
       const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
       const double a2a_bytes = message_sizes(scenario, p).ep_bytes;
-      text += "EP = " + num(p.ep) + " spreads the " + num(moe.experts) + " experts of each MoE layer, " +
-              num(moe.experts / p.ep) + " per GPU" +
-              (expert_tp(p) > 1 ? ", each split over expert TP " + num(expert_tp(p)) : std::string()) +
-              (expert_tp(p) != p.tp ? " (parallel folding: the experts' grid etp × ep × expert-dp reuses the " +
-                                          num(1LL * p.tp * p.cp * p.dp) + " GPUs of a stage's tp × cp × dp)"
-                                    : std::string()) +
-              "; their optimizer states shard over the tp·cp·dp/(etp·ep) = " + num(expert_dp(p)) +
-              " expert-data-parallel copies. Each token goes to its top-" +
-              num(moe.top_k) + " experts and back by all-to-all, 4 per MoE layer per micro-batch of " + gb(a2a_bytes) +
-              " per GPU; " +
-              (ep_group.crosses_nodes()
-                   ? "the group spans " + num(ep_group.nodes) + " NVLink domains, so " +
-                         num(ep_group.size - ep_group.ranks_per_node) + "/" + num(ep_group.size) +
-                         " of it crosses the network"
-                   : "the group fits inside one NVLink domain of " + num(domain) +
-                         " GPUs, so the all-to-all stays on NVLink") +
-              ": " + seconds(best.time.ep_comm_s) + " per step" + hidden_all_to_all(scenario, best) + ".";
+      text += concat({"EP = ", p.ep, " spreads the ", moe.experts, " experts of each MoE layer, ", moe.experts / p.ep,
+                      " per GPU",
+                      expert_tp(p) > 1 ? concat({", each split over expert TP ", expert_tp(p)}) : std::string(),
+                      expert_tp(p) != p.tp
+                          ? concat({" (parallel folding: the experts' grid etp × ep × expert-dp reuses the ",
+                                    1LL * p.tp * p.cp * p.dp, " GPUs of a stage's tp × cp × dp)"})
+                          : std::string(),
+                      "; their optimizer states shard over the tp·cp·dp/(etp·ep) = ", expert_dp(p),
+                      " expert-data-parallel copies. Each token goes to its top-", moe.top_k,
+                      " experts and back by all-to-all, 4 per MoE layer per micro-batch of ", gb(a2a_bytes), " per GPU; ",
+                      ep_group.crosses_nodes()
+                          ? concat({"the group spans ", ep_group.nodes, " NVLink domains, so ",
+                                    ep_group.size - ep_group.ranks_per_node, "/", ep_group.size,
+                                    " of it crosses the network"})
+                          : concat({"the group fits inside one NVLink domain of ", domain,
+                                    " GPUs, so the all-to-all stays on NVLink"}),
+                      ": ", seconds(best.time.ep_comm_s), " per step", hidden_all_to_all(scenario, best), "."});
     }
     x.steps.push_back({4, p.cp > 1 && p.ep > 1 ? "Context and expert parallelism"
                           : p.cp > 1           ? "Context parallelism"
@@ -349,30 +351,33 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
 
   // 5. Data parallelism and the ZeRO stage.
   x.steps.push_back({5, "The rest is data parallel",
-                     "N = " + num(cluster.gpus) + " / (" + num(p.tp) + "·" + num(p.pp) +
-                         (p.cp > 1 ? "·" + num(p.cp) : "") + ") = " + num(p.dp) + " replicas, with " +
-                         zero_text(p.zero) + ": " + seconds(best.time.dp_comm_s) + " of exposed gradient and weight traffic per step."});
+                     concat({"N = ", cluster.gpus, " / (", p.tp, "·", p.pp, p.cp > 1 ? concat({"·", p.cp}) : std::string(),
+                             ") = ", p.dp, " replicas, with ", zero_text(p.zero), ": ", seconds(best.time.dp_comm_s),
+                             " of exposed gradient and weight traffic per step."})});
 
   // 6. Tuning, and the tie rule's choice.
-  std::string tune = "b = " + num(p.micro_batch) + ", " + recompute_text(p) +
-                     (p.sequence_parallel ? ", sequence parallel" : "") +
-                     (best.timed ? ": " + seconds(best.step_time_s) + " per step, MFU " + pct(best.mfu) + " (" +
-                                       format_fixed(best.tflops_per_gpu, 0) + " TFLOP/s per GPU), " +
-                                       format_fixed(best.tokens_per_s / 1e6, 2) + "M tokens/s."
-                                 : ": not timed, the grid is not the cluster.");
+  std::string tune =
+      concat({"b = ", p.micro_batch, ", ", recompute_text(p), p.sequence_parallel ? ", sequence parallel" : "",
+              best.timed ? concat({": ", seconds(best.step_time_s), " per step, MFU ", pct(best.mfu), " (",
+                                   format_fixed(best.tflops_per_gpu, 0), " TFLOP/s per GPU), ",
+                                   format_fixed(best.tokens_per_s / 1e6, 2), "M tokens/s."})
+                         : ": not timed, the grid is not the cluster."});
   if (best.time.host_s > 0.1 * best.step_time_s) {
-    tune += " The GPU waits for the host " + pct(best.time.host_s / best.step_time_s) +
-            " of the time: the kernels are too short; a larger micro-batch or CUDA graphs help.";
+    // An MoE layer launches each local expert's GEMMs (compute.h): fewer experts per GPU help too.
+    tune += concat({" The GPU waits for the host ", pct(best.time.host_s / best.step_time_s),
+                    model.moe ? " of the time: the kernels are too short; a larger micro-batch, fewer experts per GPU "
+                                "(a larger EP) or CUDA graphs help."
+                              : " of the time: the kernels are too short; a larger micro-batch or CUDA graphs help."});
   }
   if (result.fastest) {
     x.facts.simpler_preferred = true;
     x.facts.fastest_faster = 1.0 - result.fastest->step_time_s / best.step_time_s;
-    tune += " A simpler plan was preferred: the fastest one (" + differences(result.fastest->parallel, p) +
-            ") is " + pct(x.facts.fastest_faster) + " faster, within the 1% the model cannot tell apart.";
+    tune += concat({" A simpler plan was preferred: the fastest one (", differences(result.fastest->parallel, p), ") is ",
+                    pct(x.facts.fastest_faster), " faster, within the 1% the model cannot tell apart."});
   }
   if (!result.within_headroom) {
-    tune += " Nothing fits within " + pct(1.0 - scenario.training.memory_headroom) +
-            " of the memory (training.memory_headroom), so this plan leaves less room for fragmentation.";
+    tune += concat({" Nothing fits within ", pct(1.0 - scenario.training.memory_headroom),
+                    " of the memory (training.memory_headroom), so this plan leaves less room for fragmentation."});
   }
   x.steps.push_back({6, "Tune micro-batch, recomputation, overlap; check MFU", tune});
 
@@ -408,39 +413,41 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   }
 
   // The 30-second answer, from the same figures.
-  std::string answer = "For " + model.name + " on " + num(cluster.gpus) + " " + cluster.gpu.name + ": " +
-                       big_bytes(states) + " of model states need at least " + num(min_gpus) +
-                       " GPUs per replica before sharding. ";
-  answer += p.tp > 1 ? "Put TP = " + num(p.tp) + (tp_group.crosses_nodes() ? " (across NVLink domains)" : " inside each NVLink domain")
-                     : "No TP";
-  answer += p.pp > 1 ? ", PP = " + num(p.pp) + " across nodes" : ", no pipeline";
+  std::string answer = concat({"For ", model.name, " on ", cluster.gpus, " ", cluster.gpu.name, ": ", big_bytes(states),
+                               " of model states need at least ", min_gpus, " GPUs per replica before sharding. "});
+  if (p.tp > 1) {
+    answer += concat({"Put TP = ", p.tp, tp_group.crosses_nodes() ? " (across NVLink domains)" : " inside each NVLink domain"});
+  } else {
+    answer += "No TP";
+  }
+  answer += p.pp > 1 ? concat({", PP = ", p.pp, " across nodes"}) : std::string(", no pipeline");
   if (p.cp > 1) {
-    answer += ", CP = " + num(p.cp) +
-              (x.facts.cp1_fits ? " (" + pct(x.facts.cp1_slower) + " faster than without it)"
-                                : " (without it the sequence's activations do not fit)");
+    answer += concat({", CP = ", p.cp,
+                      x.facts.cp1_fits ? concat({" (", pct(x.facts.cp1_slower), " faster than without it)"})
+                                       : std::string(" (without it the sequence's activations do not fit)")});
   }
   if (p.ep > 1) {
     const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
-    answer += ", EP = " + num(p.ep) +
-              (ep_group.crosses_nodes() ? " across " + num(ep_group.nodes) + " NVLink domains"
-                                        : " inside one NVLink domain, so the all-to-all stays on NVLink");
+    answer += concat({", EP = ", p.ep,
+                      ep_group.crosses_nodes() ? concat({" across ", ep_group.nodes, " NVLink domains"})
+                                               : std::string(" inside one NVLink domain, so the all-to-all stays on NVLink")});
   }
-  answer += ", and DP = " + num(p.dp) + " for the rest, with " + zero_text(p.zero) + ". ";
-  answer += "Each GPU holds " + gb(best.memory.total_bytes) + " of " + gb(best.memory.capacity_bytes);
+  answer += concat({", and DP = ", p.dp, " for the rest, with ", zero_text(p.zero), ". Each GPU holds ",
+                    gb(best.memory.total_bytes), " of ", gb(best.memory.capacity_bytes)});
   if (best.parallel.offload_layers > 0) {
-    answer += ", with the first " + num(best.parallel.offload_layers) + " layers' activations (" +
-              gb(best.memory.offloaded_bytes) + ") in host memory between their forward and backward";
+    answer += concat({", with the first ", best.parallel.offload_layers, " layers' activations (",
+                      gb(best.memory.offloaded_bytes), ") in host memory between their forward and backward"});
   }
   answer += ". ";
   if (p.pp > 1) {
-    answer += "With " + format_fixed(best.microbatches, 0) + " micro-batches the bubble is " + pct(best.bubble_fraction) +
-              " of the step. ";
+    answer += concat({"With ", format_fixed(best.microbatches, 0), " micro-batches the bubble is ",
+                      pct(best.bubble_fraction), " of the step. "});
   }
-  answer += best.timed ? "Expect about " + seconds(best.step_time_s) + " per step and " + pct(best.mfu) + " MFU."
-                       : "No step time: tp·pp·dp·cp = " + num(1LL * p.tp * p.pp * p.dp * p.cp) +
-                             " GPUs is not the cluster's " + num(cluster.gpus) + ".";
+  answer += best.timed ? concat({"Expect about ", seconds(best.step_time_s), " per step and ", pct(best.mfu), " MFU."})
+                       : concat({"No step time: tp·pp·dp·cp = ", 1LL * p.tp * p.pp * p.dp * p.cp,
+                                 " GPUs is not the cluster's ", cluster.gpus, "."});
   if (x.facts.smaller_pp > 0 && !x.facts.smaller_pp_fits) {
-    answer += " (pp = " + num(x.facts.smaller_pp) + " does not fit.)";
+    answer += concat({" (pp = ", x.facts.smaller_pp, " does not fit.)"});
   }
   if (!capped.empty()) answer += " " + capped;
   x.thirty_second_answer = answer;
