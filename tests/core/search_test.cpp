@@ -325,6 +325,40 @@ TEST(SearchFloor, LiesUnderEveryExpertLayoutAndRecomputeKind) {
   }
 }
 
+// The search scales the work floor of one micro-batch (compute.h layer_work_floor_s) to each
+// micro-batch before it times that micro-batch's floor: mb times it must lie under the floor at
+// mb, for dense and MoE layers, including where a micro-batch of one sends each expert less than
+// one token's row (DeepSeek-V3 at 16 tokens: 16·8/256 = 0.5 rows, which the experts' GEMMs
+// round up to one). Seen failing with the one-row minimum in the work floor: at mb 2 its
+// routed GEMMs came out at twice the floor's.
+TEST(SearchFloor, WorkFloorScaledByTheMicroBatchLiesUnderTheFloor) {
+  for (const char* model : {"deepseek-v3", "llama3-70b"}) {
+    for (int seq_len : {16, 4096}) {
+      const Scenario s = scenario_from(std::string(R"({"model":")") + model + R"(",
+          "cluster":{"gpu":"h100-sxm","gpus":64,"gpus_per_node":8},
+          "training":{"seq_len":)" + std::to_string(seq_len) + R"(,"global_batch":64,"precision":"fp8"}})");
+      const int layer = std::max(0, first_moe_layer(s.model));
+      for (int tp : {1, 8}) {
+        ParallelConfig one;
+        one.tp = tp;
+        one.dp = 64 / tp;
+        one.ep = s.model.moe ? 8 : 1;
+        one.sequence_parallel = tp > 1;
+        const double unit_s = layer_work_floor_s(s, one, layer);
+        EXPECT_GT(unit_s, 0.0);
+        for (int mb : {1, 2, 4, 8}) {
+          ParallelConfig p = one;
+          p.micro_batch = mb;
+          EXPECT_LE(mb * unit_s * (1.0 - 1e-9), layer_time_floor_s(s, p, layer))
+              << model << " seq " << seq_len << " tp " << tp << " mb " << mb;
+          EXPECT_NEAR(layer_work_floor_s(s, p, layer), mb * unit_s, 1e-9 * mb * unit_s)
+              << model << " seq " << seq_len << " tp " << tp << " mb " << mb;
+        }
+      }
+    }
+  }
+}
+
 TEST(SearchFloor, GemmFloorIsTheFlopsAtTheFullTileRateAndNotVacuous) {
   const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":8},
       "training":{"seq_len":4096,"global_batch":8}})");

@@ -95,6 +95,7 @@ struct LayerContext {
   double slowdown;  ///< calibration.overlap_slowdown
   LayerShares shares;  ///< the blocks an average layer holds (a hybrid's shares)
   bool routed_at_floor = false;  ///< routed experts at gemm_floor_s() (layer_time_floor_s)
+  bool all_at_floor = false;     ///< every GEMM at gemm_floor_s() (layer_work_floor_s)
 };
 
 LayerContext layer_context(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
@@ -121,6 +122,13 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
                       layer_shares(model)};
 }
 
+/// A layer's GEMMs as its context prices them: each at gemm_floor_s() under all_at_floor, and the
+/// routed experts' (`routed`) under routed_at_floor too.
+GemmTimes time_layer_gemms(const LayerContext& c, std::initializer_list<Gemm> gemms, Precision precision,
+                           double batch = 1.0, bool routed = false) {
+  return time_gemms(gemms, c.device, precision, batch, c.all_at_floor || (routed && c.routed_at_floor));
+}
+
 /// The GEMMs of one layer per GPU, and the widths their FP8 casts stream.
 struct LinearLayers {
   GemmTimes gemms;
@@ -144,20 +152,22 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
     // The down-projections to the latents are replicated over TP; the up-projections and the
     // output projection split by heads.
     const double q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
-    if (m.q_lora_rank > 0) add(l.gemms, time_gemms({{tokens, double(m.q_lora_rank), h}}, c.device, precision));
+    if (m.q_lora_rank > 0) add(l.gemms, time_layer_gemms(c, {{tokens, double(m.q_lora_rank), h}}, precision));
     // The up-projections (queries, and keys/values from their latent): `mla_up_proj` reruns them.
-    const GemmTimes up = time_gemms({{tokens, a * c.dims.qk_head_dim, q_in},
-                                     {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)}},
-                                    c.device, precision);
+    const GemmTimes up = time_layer_gemms(
+        c, {{tokens, a * c.dims.qk_head_dim, q_in},
+            {tokens, a * (double(m.qk_nope_head_dim) + m.v_head_dim), double(m.kv_lora_rank)}},
+        precision);
     add(l.gemms, up);
     l.module_forward_s[module_index(kRecomputeMlaUpProj)] += up.forward_s;
-    add(l.gemms, time_gemms({{tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h}, {tokens, h, a * c.dims.v_head_dim}},
-                            c.device, precision));
+    add(l.gemms, time_layer_gemms(c, {{tokens, double(m.kv_lora_rank) + m.qk_rope_head_dim, h},
+                                      {tokens, h, a * c.dims.v_head_dim}},
+                                  precision));
     l.linear_inputs += h + q_in + double(m.kv_lora_rank) + a * c.dims.v_head_dim;
     l.linear_outputs += a * (c.dims.qk_head_dim + double(m.qk_nope_head_dim) + m.v_head_dim) + h;
   } else {
-    add(l.gemms, time_gemms({{tokens, (c.q_width + 2.0 * c.kv_width) / t, h}, {tokens, h, c.q_width / t}}, c.device,
-                            precision));
+    add(l.gemms, time_layer_gemms(c, {{tokens, (c.q_width + 2.0 * c.kv_width) / t, h}, {tokens, h, c.q_width / t}},
+                                  precision));
     l.linear_inputs += h + c.q_width / t;
     l.linear_outputs += (c.q_width + 2.0 * c.kv_width) / t + h;
   }
@@ -182,28 +192,30 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     // tokens/tp, and expert-TP gathers those of its etp ranks; each expert's matrices are
     // split over etp (parallel folding).
     const double etp = expert_tp(c.parallel);
-    const double rows_per_expert = std::max(1.0, tokens * spec.top_k / spec.experts) * c.parallel.ep * etp / t;
+    // (A work floor leaves out the one-row minimum, which is not linear in the tokens.)
+    const double rows = tokens * spec.top_k / spec.experts;
+    const double rows_per_expert = (c.all_at_floor ? rows : std::max(1.0, rows)) * c.parallel.ep * etp / t;
     const double experts_local = double(spec.experts) / c.parallel.ep;
     // Their FLOPs, 2·max(1, tokens·top_k/experts)·experts·h·width·(up + 1)/tp, do not depend on
     // ep or etp; only their tiles' efficiency does.
     const GemmTimes routed =
-        time_gemms({{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
-                   c.device, precision, experts_local, c.routed_at_floor);
+        time_layer_gemms(c, {{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
+                         precision, experts_local, /*routed=*/true);
     add(l.gemms, routed);
     l.routed_forward_s += routed.forward_s;
     GemmTimes shared;
     if (spec.shared_experts > 0) {
-      add(shared, time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision),
+      add(shared, time_layer_gemms(c, {{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, precision),
           spec.shared_experts);
       add(l.gemms, shared);
     }
     // The router stays in BF16.
-    const GemmTimes router = time_gemms({{tokens, double(spec.experts), h}}, c.device, Precision::kBf16);
+    const GemmTimes router = time_layer_gemms(c, {{tokens, double(spec.experts), h}}, Precision::kBf16);
     add(l.gemms, router);
     l.module_forward_s[module_index(kRecomputeMoe)] += routed.forward_s + shared.forward_s + router.forward_s;
     l.module_forward_s[module_index(kRecomputeSharedExperts)] += shared.forward_s;
   } else {
-    const GemmTimes mlp = time_gemms({{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, c.device, precision);
+    const GemmTimes mlp = time_layer_gemms(c, {{tokens, up_width * mlp_width / t, h}, {tokens, h, mlp_width / t}}, precision);
     add(l.gemms, mlp);
     l.module_forward_s[module_index(kRecomputeMlp)] += mlp.forward_s;
   }
@@ -220,7 +232,7 @@ void add_mamba(const LayerContext& c, LinearLayers& l) {
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double d_inner = mamba_inner_width(m);
   const double in_width = d_inner + mamba_conv_channels(m) + m.heads;  // z, x·B·C, dt
-  add(l.gemms, time_gemms({{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.device, c.scenario.training.precision));
+  add(l.gemms, time_layer_gemms(c, {{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.scenario.training.precision));
   l.linear_inputs += h + d_inner / t;
   l.linear_outputs += in_width / t + h;
 }
@@ -243,8 +255,8 @@ void set_attention_core(const LayerContext& c, LayerTimes& lt) {
   // The unfused path materialises the whole masked score matrix, local layers included.
   const double queries = c.s_full / parallel.cp;
   const double batch = parallel.micro_batch * heads_local;
-  const GemmTimes core = time_gemms({{queries, c.s_full, c.dims.qk_head_dim}, {queries, c.dims.v_head_dim, c.s_full}},
-                                    c.device, Precision::kBf16, batch);
+  const GemmTimes core = time_layer_gemms(
+      c, {{queries, c.s_full, c.dims.qk_head_dim}, {queries, c.dims.v_head_dim, c.s_full}}, Precision::kBf16, batch);
   // The scaled, masked softmax and its dropout stream the score matrix: read and write it
   // in BF16 (4 bytes per score) plus the dropout mask and output (5 with dropout) forward,
   // about twice that backward. Selective recomputation reruns all of it.
@@ -501,6 +513,13 @@ double layer_time_floor_s(const Scenario& scenario, const ParallelConfig& parall
   // Without communication and host time, and at least as fast per GEMM: below total_s() of every
   // recompute kind (recomputation only adds), for every ep and etp (only the routed experts'
   // tiles and the exposed collectives depend on them).
+  const LayerTimes lt = layer_kernels(c);
+  return lt.gpu_forward_s() + lt.gpu_backward_s();
+}
+
+double layer_work_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
+  LayerContext c = layer_context(scenario, parallel, layer_index, nullptr);
+  c.all_at_floor = true;
   const LayerTimes lt = layer_kernels(c);
   return lt.gpu_forward_s() + lt.gpu_backward_s();
 }

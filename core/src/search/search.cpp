@@ -299,6 +299,13 @@ struct LayerFloor {
   std::array<double, 3> dense_s{};  ///< by Recompute
   double moe_s = 0;
 };
+/// Per (tp, cp, sp): the dense and MoE layers' work floors at one micro-batch. A search has a
+/// few dozen such keys: kept in a vector (a hash map of its own costs the page's engine 2 KB).
+struct WorkFloor {
+  int tp = 0, cp = 0, sp = 0;
+  double dense_s = 0;
+  double moe_s = 0;
+};
 struct LayerKeyHash {
   std::size_t operator()(const LayerKey& k) const {
     std::uint64_t h = 1469598103934665603ULL;  // FNV-1a over the values
@@ -572,6 +579,8 @@ class SearchPass {
       // key does not depend on vpp, ZeRO or the recompute kind).
       // Times differ where the schedule hides the all-to-all (DualPipe): two sets of entries.
       std::vector<const LayerTotals*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
+      // ... and their dispatch floors (expert_dispatch_floor_s), by the same index; < 0: not yet.
+      std::vector<double> dispatch_floors(entries.size(), -1.0);
       std::vector<const LayerFloor*> floors(g.sps.size(), nullptr);  // per sp at this micro-batch
       for (const PipelineOption& option : g.pipelines) {
         const int vpp = option.vpp;
@@ -611,7 +620,8 @@ class SearchPass {
         for (std::size_t li = 0; li < g.expert_layouts.size(); ++li) {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
-            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors)) {
+            const std::size_t entry = ((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si;
+            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, dispatch_floors[entry])) {
               const long long pruned = static_cast<long long>(zeros_.size() * kinds);
               stats().configs_pruned += pruned;
               stats().configs_evaluated += pruned;
@@ -635,8 +645,7 @@ class SearchPass {
                 const std::size_t i = slot(layout.etp_index, si, r);
                 const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
                                         kinds - r, any_fit,
-                                        entries[((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si],
-                                        floors[si]);
+                                        entries[entry], floors[si], std::max(0.0, dispatch_floors[entry]));
                 if (next == Next::kTryOffload) {
                   r = kinds - 2;  // the loop's ++r lands on "none", the last kind
                   continue;
@@ -774,6 +783,33 @@ class SearchPass {
     return found->second;
   }
 
+  /// The work floors of one micro-batch at p's (tp, cp, sp), computed once (compute.h
+  /// layer_work_floor_s: under the floor of every micro-batch, scaled by it).
+  WorkFloor cached_work_floor(const ParallelConfig& p) {
+    const int sp = int(p.sequence_parallel);
+    for (const WorkFloor& unit : work_floors_) {
+      if (unit.tp == p.tp && unit.cp == p.cp && unit.sp == sp) return unit;
+    }
+    ParallelConfig one = p;
+    one.micro_batch = 1;
+    WorkFloor unit{p.tp, p.cp, sp};
+    unit.dense_s = layer_work_floor_s(scenario_, one, first_dense_layer(scenario_.model));
+    const int moe_layer = first_moe_layer(scenario_.model);
+    unit.moe_s = moe_layer >= 0 ? layer_work_floor_s(scenario_, one, moe_layer) : unit.dense_s;
+    work_floors_.push_back(unit);
+    return unit;
+  }
+
+  /// Whether p loses even with its layers at their work floors scaled to p's micro-batch (and
+  /// `moe_extra_s` added to the MoE layer's): the check before p's (tp, cp, mb, sp) floor is
+  /// timed, less a margin for the rounding of the scaling.
+  bool work_floor_loses(const GridSpace& g, const ParallelConfig& p, const CandidateStageParams& stage_params,
+                        double moe_extra_s, double threshold_s) {
+    const WorkFloor unit = cached_work_floor(p);
+    const double scale = p.micro_batch * (1.0 - 1e-9);
+    return step_bound_s(g, p, stage_params, scale * unit.dense_s, scale * unit.moe_s + moe_extra_s) > threshold_s;
+  }
+
   /// The bound of the step-time check in score(): every micro-batch and the bubble pass through
   /// the slowest stage, so (m + (p−1)/v) times any stage's per-micro-batch time (its dense and
   /// MoE layers at `dense_s` and `moe_s` each; the LM head left out) cannot be beaten.
@@ -842,7 +878,10 @@ class SearchPass {
       p.vpp = option.vpp;
       p.schedule = option.schedule;
       p.sequence_parallel = g.sps[si] != 0;
-      if (!floors[si]) floors[si] = &cached_layer_floor(p);
+      if (!floors[si]) {
+        if (work_floor_loses(g, p, stage_params, 0.0, threshold_s)) continue;
+        floors[si] = &cached_layer_floor(p);
+      }
       const LayerFloor& floor = *floors[si];
       if (step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], floor.moe_s) <= threshold_s) {
         return false;
@@ -852,9 +891,11 @@ class SearchPass {
   }
 
   /// Whether every configuration of one expert layout and sp in (grid, mb, option) loses even at
-  /// the block's floor plus the dispatch no overlap hides (compute.h expert_dispatch_floor_s).
+  /// the block's floor plus the dispatch no overlap hides (compute.h expert_dispatch_floor_s,
+  /// kept in `dispatch_s` once computed: it does not depend on the vpp).
   bool layout_loses(const GridSpace& g, int mb, const PipelineOption& option, const ExpertLayout& layout,
-                    const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors) {
+                    const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors,
+                    double& dispatch_s) {
     const double threshold_s = families_.threshold_s();
     const int moe_layer = first_moe_layer(scenario_.model);
     if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer < 0) return false;
@@ -865,19 +906,24 @@ class SearchPass {
     p.ep = layout.ep;
     p.etp = g.etps[layout.etp_index];
     p.sequence_parallel = g.sps[si] != 0;
-    if (!floors[si]) floors[si] = &cached_layer_floor(p);
+    if (dispatch_s < 0) dispatch_s = expert_dispatch_floor_s(scenario_, p, moe_layer);
+    if (!floors[si]) {
+      if (work_floor_loses(g, p, stage_params, dispatch_s, threshold_s)) return true;
+      floors[si] = &cached_layer_floor(p);
+    }
     const LayerFloor& floor = *floors[si];
-    const double moe_s = floor.moe_s + expert_dispatch_floor_s(scenario_, p, moe_layer);
-    return step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], moe_s) > threshold_s;
+    return step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], floor.moe_s + dispatch_s) >
+           threshold_s;
   }
 
   /// One candidate: memory, the framework's rules, the step-time bound, the estimate.
   /// `heavier_left`: this recompute kind and the ones after it, rejected together when it
-  /// does not fit (they need more memory still).
+  /// does not fit (they need more memory still). `dispatch_floor_s`: what the layout's dispatch
+  /// adds to the MoE floor at least (0 when not computed).
   Next score(const GridSpace& g, ParallelConfig& p, const CandidateStageParams& stage_params,
              const LayerActivationParts& layer_parts, const CandidateActivations& stage_activations,
              std::size_t heavier_left, bool& any_fit, const LayerTotals*& entry,
-             const LayerFloor*& floor) {
+             const LayerFloor*& floor, double dispatch_floor_s) {
     if (stats().configs_scored >= options_.max_configs) {
       stop("configurations", p.tp, p.cp, p.pp);
       return Next::kStop;
@@ -931,13 +977,17 @@ class SearchPass {
     }
     // Bound: a plan whose bound already loses to the kept ones cannot win. Partial full
     // recomputation reruns only some layers: its stages are bounded without recomputation. The
-    // floor (one per (tp, cp, mb, sp)) prunes first; only what survives it times its layout.
+    // work floor, then the floor (one per (tp, cp, mb, sp)) with the layout's dispatch floor
+    // prune first; only what survives them times its layout.
     const double threshold_s = families_.threshold_s();
     if (threshold_s < std::numeric_limits<double>::infinity()) {
       const bool partial = p.recompute == Recompute::kFull && p.recompute_layers > 0;
       const int kind = int(partial ? Recompute::kNone : p.recompute);
-      if (!floor) floor = &cached_layer_floor(p);
-      bool pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], floor->moe_s) > threshold_s;
+      bool pruned = !floor && work_floor_loses(g, p, stage_params, 0.0, threshold_s);
+      if (!pruned) {
+        if (!floor) floor = &cached_layer_floor(p);
+        pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], floor->moe_s + dispatch_floor_s) > threshold_s;
+      }
       if (!pruned) {
         if (!entry) entry = &cached_layer_totals(p);
         pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], entry->moe_s[kind]) > threshold_s;
@@ -982,6 +1032,7 @@ class SearchPass {
   std::unordered_map<LayerKey, LayerTimesPair, LayerKeyHash> layer_times_;  ///< before recomputation
   std::unordered_map<LayerKey, LayerTimes, LayerKeyHash> dense_cache_;
   std::unordered_map<LayerKey, LayerFloor, LayerKeyHash> floor_cache_;
+  std::vector<WorkFloor> work_floors_;
   GemmMemo gemm_memo_;
 };
 

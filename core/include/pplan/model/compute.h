@@ -70,6 +70,12 @@ LayerTimes layer_times(const Scenario& scenario, const ParallelConfig& parallel,
 double layer_time_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
                           GemmMemo* gemm_memo = nullptr);
 
+/// A lower bound on layer_time_floor_s() (so on total_s()) with every GEMM at gemm_floor_s():
+/// its GEMMs, attention core and streaming all scale with the tokens, so it is linear in the
+/// micro-batch (to rounding), and the search scales it from one micro-batch instead of timing
+/// each micro-batch's floor.
+double layer_work_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
+
 /// What layer_times() adds to layer_time_floor_s() at least for this ep and etp: the MoE
 /// dispatch and combine of both passes where no overlap hides them, else 0.
 double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
