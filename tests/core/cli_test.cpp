@@ -268,6 +268,26 @@ TEST(Cli, FlagFormIsByteIdenticalToTheFileFormForEveryExample) {
   EXPECT_GE(compared, 2 * 19);
 }
 
+// The 30-second answer and the table print the same step time: both round the figure the JSON
+// carries (6 significant digits), never the raw one (the README showed 10.61 s beside 10.60 s).
+TEST(Cli, TheAnswerAndTheTableShowTheSameStepTime) {
+  int compared = 0;
+  for (const auto& entry : fs::directory_iterator(source_path("examples"))) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const CliRun r = run({"plan", entry.path().string(), "--top", "1", "--table", "--no-timing"});
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::size_t at = r.out.find("Expect about ");
+    if (at == std::string::npos) continue;  // no timed plan
+    const std::size_t from = at + std::string("Expect about ").size();
+    const std::string step = r.out.substr(from, r.out.find(" per step", from) - from);
+    const std::size_t in_table = r.out.find("  " + step + "  ");
+    EXPECT_LT(in_table, at) << "the table's step is not " << step << ":\n" << r.out;
+    ++compared;
+  }
+  EXPECT_GE(compared, 19);
+}
+
 TEST(Cli, FlagsOverrideAFileAndSetReachesAnyField) {
   const std::string file = example(kGpt3);
   CliRun r =

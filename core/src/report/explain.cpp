@@ -16,8 +16,12 @@ namespace pplan {
 
 namespace {
 
+/// A figure as the JSON answer carries it (json_io rounds to 6 significant digits), so the words
+/// and a table printed from the JSON round alike ("10.61 s" in both, not 10.60 in one).
+double shown(double value) { return round_significant(value, 6); }
+
 std::string gb(double bytes) {
-  const double v = bytes / units::kBytesPerGB;
+  const double v = shown(bytes / units::kBytesPerGB);
   return format_fixed(v, v < 100 ? 2 : 1) + " GB";
 }
 
@@ -32,9 +36,12 @@ std::string params_text(double params) {
   return format_fixed(params / 1e6, 0) + "M";
 }
 
-std::string pct(double fraction) { return format_fixed(fraction * 100.0, 1) + "%"; }
+std::string pct(double fraction) { return format_fixed(shown(fraction) * 100.0, 1) + "%"; }
 
-std::string seconds(double s) { return s < 1 ? format_fixed(s * 1000.0, 0) + " ms" : format_fixed(s, 2) + " s"; }
+std::string seconds(double s) {
+  s = shown(s);
+  return s < 1 ? format_fixed(s * 1000.0, 0) + " ms" : format_fixed(s, 2) + " s";
+}
 
 std::string num(long long v) { return std::to_string(v); }
 
