@@ -529,7 +529,8 @@ TEST(MoeHost, EachLocalExpertCostsItsLaunchesAfterTheDispatcherSync) {
   // CUDA graphs replay every launch without the host.
   s.training.cuda_graphs = true;
   const LayerTimes graphed = layer_times(s, p, 5);
-  EXPECT_EQ(graphed.host_forward_s + graphed.host_expert_forward_s, 0.0);
+  EXPECT_EQ(graphed.host_forward_s + graphed.host_expert_forward_s + graphed.expert_gemm_forward_s, 0.0);
+  EXPECT_EQ(graphed.forward_s(), graphed.gpu_forward_s());
 }
 
 // Published: Qwen3-30B-A3B on 8 B200, MXFP8, EP 8 (16 experts per GPU), GBS 512 of 4,096

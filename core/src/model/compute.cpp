@@ -423,7 +423,7 @@ void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt
   const double host_kernel_s = c.scenario.cluster.gpu.host_kernel_s > 0 ? c.scenario.cluster.gpu.host_kernel_s
                                                                         : cal.host_kernel_s;
   if (training.cuda_graphs) {
-    lt.host_forward_s = lt.host_backward_s = 0.0;
+    lt.host_forward_s = lt.host_backward_s = lt.expert_gemm_forward_s = 0.0;
     return;
   }
   const double pass_host_s = kernels * host_kernel_s + collectives_per_pass * cal.host_collective_s;
