@@ -53,6 +53,10 @@ std::string format_count(double value);
  */
 double round_significant(double value, int digits);
 
+/// The significant digits of every number in pplan's JSON answers (json_io round_numbers); the
+/// explanation rounds its figures alike so its words and a table printed from the JSON agree.
+inline constexpr int kOutputSignificantDigits = 6;
+
 /// Whether `text` is well-formed UTF-8 (no stray byte, overlong form or surrogate).
 bool valid_utf8(std::string_view text);
 

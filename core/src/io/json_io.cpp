@@ -1469,7 +1469,7 @@ void round_numbers(ordered_json& document) {
     if (!std::isfinite(x)) {
       throw std::logic_error("non-finite number in output");
     }
-    document = round_significant(x, 6);
+    document = round_significant(x, kOutputSignificantDigits);
     return;
   }
   if (document.is_structured()) {

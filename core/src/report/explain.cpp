@@ -16,9 +16,9 @@ namespace pplan {
 
 namespace {
 
-/// A figure as the JSON answer carries it (json_io rounds to 6 significant digits), so the words
-/// and a table printed from the JSON round alike ("10.61 s" in both, not 10.60 in one).
-double shown(double value) { return round_significant(value, 6); }
+/// A figure as the JSON answer carries it (kOutputSignificantDigits), so the words and a table
+/// printed from the JSON round alike ("10.61 s" in both, not 10.60 in one).
+double shown(double value) { return round_significant(value, kOutputSignificantDigits); }
 
 std::string gb(double bytes) {
   const double v = shown(bytes / units::kBytesPerGB);
