@@ -173,10 +173,31 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
   }
 }
 
+/// An MoE layer's routed experts, as grouped GEMMs over the experts local to this GPU.
+GemmTimes routed_expert_gemms(const LayerContext& c);
+
 /// MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts run as
 /// grouped GEMMs over the experts local to this GPU, each seeing tokens·top_k/experts rows.
 /// Assumption, stated: routing is balanced (load-balancing loss or bias). An imbalanced router
 /// stretches these GEMMs and the all-to-all by the max/mean expert load.
+GemmTimes routed_expert_gemms(const LayerContext& c) {
+  const MoeSpec& spec = *c.scenario.model.moe;
+  const double up_width = gated_mlp(c.scenario.model.activation) ? 2.0 : 1.0;
+  const double mlp_width = spec.expert_ffn_hidden;
+  // Tokens arriving at this GPU's experts: every EP rank sends the top-k copies of its
+  // tokens/tp, and expert-TP gathers those of its etp ranks; each expert's matrices are
+  // split over etp (parallel folding).
+  const double etp = expert_tp(c.parallel);
+  // (A work floor leaves out the one-row minimum, which is not linear in the tokens.)
+  const double rows = c.tokens * spec.top_k / spec.experts;
+  const double rows_per_expert = (c.all_at_floor ? rows : std::max(1.0, rows)) * c.parallel.ep * etp / c.t;
+  const double experts_local = double(spec.experts) / c.parallel.ep;
+  // Their FLOPs, 2·max(1, tokens·top_k/experts)·experts·h·width·(up + 1)/tp, do not depend on
+  // ep or etp; only their tiles' efficiency does.
+  return time_layer_gemms(c, {{rows_per_expert, up_width * mlp_width / etp, c.h}, {rows_per_expert, c.h, mlp_width / etp}},
+                          c.scenario.training.precision, experts_local, /*routed=*/true);
+}
+
 void add_mlp(const LayerContext& c, LinearLayers& l) {
   const ModelSpec& model = c.scenario.model;
   const Precision precision = c.scenario.training.precision;
@@ -188,19 +209,7 @@ void add_mlp(const LayerContext& c, LinearLayers& l) {
     const MoeSpec& spec = *model.moe;
     mlp_width = spec.expert_ffn_hidden;
     l.active_mlp_width = double(spec.expert_ffn_hidden) * (spec.top_k + spec.shared_experts);
-    // Tokens arriving at this GPU's experts: every EP rank sends the top-k copies of its
-    // tokens/tp, and expert-TP gathers those of its etp ranks; each expert's matrices are
-    // split over etp (parallel folding).
-    const double etp = expert_tp(c.parallel);
-    // (A work floor leaves out the one-row minimum, which is not linear in the tokens.)
-    const double rows = tokens * spec.top_k / spec.experts;
-    const double rows_per_expert = (c.all_at_floor ? rows : std::max(1.0, rows)) * c.parallel.ep * etp / t;
-    const double experts_local = double(spec.experts) / c.parallel.ep;
-    // Their FLOPs, 2·max(1, tokens·top_k/experts)·experts·h·width·(up + 1)/tp, do not depend on
-    // ep or etp; only their tiles' efficiency does.
-    const GemmTimes routed =
-        time_layer_gemms(c, {{rows_per_expert, up_width * mlp_width / etp, h}, {rows_per_expert, h, mlp_width / etp}},
-                         precision, experts_local, /*routed=*/true);
+    const GemmTimes routed = routed_expert_gemms(c);
     add(l.gemms, routed);
     l.routed_forward_s += routed.forward_s;
     GemmTimes shared;
@@ -411,30 +420,42 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   return collectives_per_pass;
 }
 
+/// The host time to launch one forward's kernels, its collectives apart: the layer's own and
+/// its routed experts'.
+struct HostLaunches {
+  double layer_s = 0;
+  double experts_s = 0;
+};
+
 /// The host issues every kernel: the framework's count per layer, FP8 casts, MoE routing and
-/// permutation, collectives. CUDA graphs replay them without the host.
-void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt) {
+/// permutation. CUDA graphs replay them without the host.
+HostLaunches host_launches(const LayerContext& c) {
   const TrainingSpec& training = c.scenario.training;
+  if (training.cuda_graphs) return {};
   // The framework's count is a transformer layer's (two blocks); a hybrid layer holds one.
   const double blocks = c.shares.blocks();
   const double kernels = (kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0)) * blocks / 2.0 +
                          (c.moe ? 8.0 : 0.0);
-  const Calibration& cal = c.scenario.calibration;
   const double host_kernel_s = c.scenario.cluster.gpu.host_kernel_s > 0 ? c.scenario.cluster.gpu.host_kernel_s
-                                                                        : cal.host_kernel_s;
-  if (training.cuda_graphs) {
-    lt.host_forward_s = lt.host_backward_s = lt.expert_gemm_forward_s = 0.0;
-    return;
-  }
-  const double pass_host_s = kernels * host_kernel_s + collectives_per_pass * cal.host_collective_s;
+                                                                        : c.scenario.calibration.host_kernel_s;
   // The routed experts' launches grow with the experts local to the GPU: with few tokens per
   // expert (many local experts, small micro-batches) the host, not the GPU, sets their pace.
   const double experts_local = c.moe ? double(c.scenario.model.moe->experts) / c.parallel.ep : 0.0;
-  const double expert_host_s =
-      c.shares.mlp * experts_local * kernels_per_local_expert_forward(training.framework, c.fp8) * host_kernel_s;
-  lt.host_forward_s = pass_host_s + expert_host_s;
+  return {kernels * host_kernel_s,
+          c.shares.mlp * experts_local * kernels_per_local_expert_forward(training.framework, c.fp8) * host_kernel_s};
+}
+
+/// The host's time per pass: its launches and its collectives.
+void set_host(const LayerContext& c, double collectives_per_pass, LayerTimes& lt) {
+  if (c.scenario.training.cuda_graphs) {
+    lt.host_forward_s = lt.host_backward_s = lt.expert_gemm_forward_s = 0.0;
+    return;
+  }
+  const HostLaunches launches = host_launches(c);
+  const double pass_host_s = launches.layer_s + collectives_per_pass * c.scenario.calibration.host_collective_s;
+  lt.host_forward_s = pass_host_s + launches.experts_s;
   lt.host_backward_s = 2.0 * lt.host_forward_s;
-  if (syncs_host_before_experts(training.framework)) lt.host_expert_forward_s = expert_host_s;
+  if (syncs_host_before_experts(c.scenario.training.framework)) lt.host_expert_forward_s = launches.experts_s;
   else lt.expert_gemm_forward_s = 0.0;
 }
 
@@ -528,6 +549,25 @@ double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& p
   const LayerContext c = layer_context(scenario, parallel, layer_index, nullptr);
   // Hidden dispatch is priced by how much of it the layer's computation covers: no floor above 0.
   return hides_expert_dispatch(c) ? 0.0 : 2.0 * expert_dispatch_pass_s(c);
+}
+
+double expert_tiles_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                            GemmMemo* gemm_memo) {
+  LayerContext c = layer_context(scenario, parallel, layer_index, gemm_memo);
+  if (!c.moe) return 0.0;
+  const GemmTimes tiled = routed_expert_gemms(c);
+  c.routed_at_floor = true;
+  const GemmTimes floor = routed_expert_gemms(c);
+  // An average layer holds the experts by its MLP share; a hair less, for rounding.
+  const double tiles_s = c.shares.mlp * ((tiled.forward_s - floor.forward_s) + (tiled.backward_s - floor.backward_s));
+  return std::max(0.0, tiles_s) * (1.0 - 1e-9);
+}
+
+double layer_host_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
+  const HostLaunches launches = host_launches(layer_context(scenario, parallel, layer_index, nullptr));
+  // Each pass takes at least its host time (with_host_s), and the backward issues twice the
+  // forward's (set_host); a hair less, for rounding.
+  return 3.0 * (launches.layer_s + launches.experts_s) * (1.0 - 1e-9);
 }
 
 double recomputed_s(const LayerTimes& lt, Recompute recompute, unsigned modules, double forward_s) {

@@ -283,13 +283,12 @@ namespace {
 
 /// Layer times depend on (tp, cp, micro_batch, ep, etp, sp, the all-to-all's overlap) and the
 /// recompute kind only. The bound reads each kind's whole MoE layer time per configuration (the
-/// dense layer's, which does not depend on ep or etp, it reads from LayerFloor): those few numbers
-/// are kept for every key timed. The full times, which only
-/// the configurations that reach evaluate() need, are kept apart for those keys alone (a DeepSeek
-/// search times ~57K keys and evaluates a few thousand: keeping every key's full times cost
-/// tens of MB of fresh pages).
+/// dense layer's, which does not depend on ep or etp, it reads from LayerFloor); evaluate() reads
+/// the MoE layer's times themselves. Kept for every key timed: the floors leave a few thousand
+/// (DeepSeek-V3 on 2,048 GPUs: under 3,000 keys, under 1 MB).
 struct LayerTotals {
   std::array<double, 3> moe_s{};  ///< by Recompute
+  LayerTimes moe;                 ///< before recomputation
 };
 using LayerKey = std::array<int, 7>;
 /// Per (tp, cp, micro_batch, sp): the dense layer's totals by kind, exact, and a floor under the
@@ -579,8 +578,10 @@ class SearchPass {
       // key does not depend on vpp, ZeRO or the recompute kind).
       // Times differ where the schedule hides the all-to-all (DualPipe): two sets of entries.
       std::vector<const LayerTotals*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
-      // ... and their dispatch floors (expert_dispatch_floor_s), by the same index; < 0: not yet.
-      std::vector<double> dispatch_floors(entries.size(), -1.0);
+      // ... and their layouts' floors (layout_loses), by the same index; < 0: not yet.
+      std::vector<double> layout_floors(entries.size(), -1.0);
+      std::vector<char> with_tiles(entries.size(), 0);
+      std::vector<double> moe_floors(entries.size(), -1.0);  // the MoE layer's, where layout_loses got to it
       std::vector<const LayerFloor*> floors(g.sps.size(), nullptr);  // per sp at this micro-batch
       for (const PipelineOption& option : g.pipelines) {
         const int vpp = option.vpp;
@@ -621,7 +622,8 @@ class SearchPass {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             const std::size_t entry = ((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si;
-            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, dispatch_floors[entry])) {
+            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, layout_floors[entry],
+                             with_tiles[entry], moe_floors[entry])) {
               const long long pruned = static_cast<long long>(zeros_.size() * kinds);
               stats().configs_pruned += pruned;
               stats().configs_evaluated += pruned;
@@ -645,7 +647,7 @@ class SearchPass {
                 const std::size_t i = slot(layout.etp_index, si, r);
                 const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
                                         kinds - r, any_fit,
-                                        entries[entry], floors[si], std::max(0.0, dispatch_floors[entry]));
+                                        entries[entry], floors[si], std::max(0.0, moe_floors[entry]));
                 if (next == Next::kTryOffload) {
                   r = kinds - 2;  // the loop's ++r lands on "none", the last kind
                   continue;
@@ -849,20 +851,17 @@ class SearchPass {
     const LayerKey key = layer_key(p);
     auto found = layer_totals_.find(key);
     if (found == layer_totals_.end()) {
-      found = layer_totals_.emplace(key, LayerTotals{totals_by_kind(time_layers(p).moe, p)}).first;
+      const LayerTimes moe = time_layers(p).moe;
+      found = layer_totals_.emplace(key, LayerTotals{totals_by_kind(moe, p), moe}).first;
     }
     return found->second;
   }
 
-  /// p's layer times with its recompute kind, for evaluate(): timed again for the few keys that
-  /// get there, and kept.
-  LayerTimesPair evaluated_layer_times(const ParallelConfig& p) {
-    const LayerKey key = layer_key(p);
-    auto found = layer_times_.find(key);
-    if (found == layer_times_.end()) found = layer_times_.emplace(key, time_layers(p)).first;
+  /// p's layer times with its recompute kind, for evaluate().
+  LayerTimesPair evaluated_layer_times(const ParallelConfig& p, const LayerTotals*& entry) {
+    if (!entry) entry = &cached_layer_totals(p);
     const unsigned modules = modules_of(p, p.recompute);
-    return {with_recompute(found->second.dense, p.recompute, modules),
-            with_recompute(found->second.moe, p.recompute, modules)};
+    return {with_recompute(dense_times(p), p.recompute, modules), with_recompute(entry->moe, p.recompute, modules)};
   }
 
   /// Whether every configuration of (grid, mb, option) loses to the kept plans even at its floor:
@@ -891,11 +890,14 @@ class SearchPass {
   }
 
   /// Whether every configuration of one expert layout and sp in (grid, mb, option) loses even at
-  /// the block's floor plus the dispatch no overlap hides (compute.h expert_dispatch_floor_s,
-  /// kept in `dispatch_s` once computed: it does not depend on the vpp).
+  /// the block's floor plus what the layout adds at least (the dispatch no overlap hides,
+  /// compute.h expert_dispatch_floor_s; then, where that is not enough to prune, the routed
+  /// experts' tiles, expert_tiles_floor_s, timed only then), joined with the host's floor
+  /// (layer_host_floor_s). What the layout adds is kept in `layout_s` (`with_tiles` once the
+  /// tiles are in), the MoE layer's floor in `moe_floor_s` (< 0: not yet): none depends on the vpp.
   bool layout_loses(const GridSpace& g, int mb, const PipelineOption& option, const ExpertLayout& layout,
                     const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors,
-                    double& dispatch_s) {
+                    double& layout_s, char& with_tiles, double& moe_floor_s) {
     const double threshold_s = families_.threshold_s();
     const int moe_layer = first_moe_layer(scenario_.model);
     if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer < 0) return false;
@@ -906,24 +908,56 @@ class SearchPass {
     p.ep = layout.ep;
     p.etp = g.etps[layout.etp_index];
     p.sequence_parallel = g.sps[si] != 0;
-    if (dispatch_s < 0) dispatch_s = expert_dispatch_floor_s(scenario_, p, moe_layer);
+    if (layout_s < 0) layout_s = expert_dispatch_floor_s(scenario_, p, moe_layer);
     if (!floors[si]) {
-      if (work_floor_loses(g, p, stage_params, dispatch_s, threshold_s)) return true;
+      if (work_floor_loses(g, p, stage_params, layout_s, threshold_s)) return true;
       floors[si] = &cached_layer_floor(p);
     }
     const LayerFloor& floor = *floors[si];
-    return step_bound_s(g, p, stage_params, floor.dense_s[int(Recompute::kNone)], floor.moe_s + dispatch_s) >
-           threshold_s;
+    const double dense_s = floor.dense_s[int(Recompute::kNone)], host_s = cached_host_floor(p);
+    // The longer of the GPU's floor and the host's first: cheaper than joining them.
+    const auto loses_at = [&](double moe_s) { return step_bound_s(g, p, stage_params, dense_s, moe_s) > threshold_s; };
+    if (loses_at(std::max(floor.moe_s + layout_s, host_s))) return true;
+    if (!with_tiles) {
+      with_tiles = 1;
+      layout_s += cached_tiles_floor(p, moe_layer);
+      if (loses_at(std::max(floor.moe_s + layout_s, host_s))) return true;
+    }
+    // Each pass takes with_host_s(GPU, host); summed over the passes that is at least
+    // with_host_s of the sums (Minkowski: it is a 3-norm), which grows with either.
+    if (moe_floor_s < 0) moe_floor_s = with_host_s(floor.moe_s + layout_s, host_s) * (1.0 - 1e-9);
+    return loses_at(moe_floor_s);
+  }
+
+  /// layer_host_floor_s at p's ep, computed once.
+  double cached_host_floor(const ParallelConfig& p) {
+    for (const auto& [ep, host_s] : host_floors_) {
+      if (ep == p.ep) return host_s;
+    }
+    const int moe_layer = first_moe_layer(scenario_.model);
+    const double host_s = moe_layer >= 0 ? layer_host_floor_s(scenario_, p, moe_layer) : 0.0;
+    host_floors_.emplace_back(p.ep, host_s);
+    return host_s;
+  }
+
+  /// expert_tiles_floor_s at p's (tp, cp, mb, ep, etp), computed once.
+  double cached_tiles_floor(const ParallelConfig& p, int moe_layer) {
+    const LayerKey key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), 0, 0};
+    auto found = tiles_floors_.find(key);
+    if (found == tiles_floors_.end()) {
+      found = tiles_floors_.emplace(key, expert_tiles_floor_s(scenario_, p, moe_layer, &gemm_memo_)).first;
+    }
+    return found->second;
   }
 
   /// One candidate: memory, the framework's rules, the step-time bound, the estimate.
   /// `heavier_left`: this recompute kind and the ones after it, rejected together when it
-  /// does not fit (they need more memory still). `dispatch_floor_s`: what the layout's dispatch
-  /// adds to the MoE floor at least (0 when not computed).
+  /// does not fit (they need more memory still). `moe_floor_s`: the MoE layer's floor at this
+  /// layout (layout_loses; 0 when not computed).
   Next score(const GridSpace& g, ParallelConfig& p, const CandidateStageParams& stage_params,
              const LayerActivationParts& layer_parts, const CandidateActivations& stage_activations,
              std::size_t heavier_left, bool& any_fit, const LayerTotals*& entry,
-             const LayerFloor*& floor, double dispatch_floor_s) {
+             const LayerFloor*& floor, double moe_floor_s) {
     if (stats().configs_scored >= options_.max_configs) {
       stop("configurations", p.tp, p.cp, p.pp);
       return Next::kStop;
@@ -977,8 +1011,8 @@ class SearchPass {
     }
     // Bound: a plan whose bound already loses to the kept ones cannot win. Partial full
     // recomputation reruns only some layers: its stages are bounded without recomputation. The
-    // work floor, then the floor (one per (tp, cp, mb, sp)) with the layout's dispatch floor
-    // prune first; only what survives them times its layout.
+    // work floor, then the floor (one per (tp, cp, mb, sp)) or the layout's MoE floor prune
+    // first; only what survives them times its layout.
     const double threshold_s = families_.threshold_s();
     if (threshold_s < std::numeric_limits<double>::infinity()) {
       const bool partial = p.recompute == Recompute::kFull && p.recompute_layers > 0;
@@ -986,7 +1020,8 @@ class SearchPass {
       bool pruned = !floor && work_floor_loses(g, p, stage_params, 0.0, threshold_s);
       if (!pruned) {
         if (!floor) floor = &cached_layer_floor(p);
-        pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], floor->moe_s + dispatch_floor_s) > threshold_s;
+        pruned = step_bound_s(g, p, stage_params, floor->dense_s[kind], std::max(floor->moe_s, moe_floor_s)) >
+                 threshold_s;
       }
       if (!pruned) {
         if (!entry) entry = &cached_layer_totals(p);
@@ -1004,7 +1039,7 @@ class SearchPass {
     }
     EvaluateOptions fast;
     fast.detailed = false;
-    const LayerTimesPair times = evaluated_layer_times(p);
+    const LayerTimesPair times = evaluated_layer_times(p, entry);
     fast.layer_times = &times;
     fast.peak_memory = &peak;
     Estimate e = evaluate(scenario_, p, fast);
@@ -1029,9 +1064,10 @@ class SearchPass {
   const std::vector<int> zeros_;
   std::vector<std::pair<const char*, long long>> rejected_;
   std::unordered_map<LayerKey, LayerTotals, LayerKeyHash> layer_totals_;
-  std::unordered_map<LayerKey, LayerTimesPair, LayerKeyHash> layer_times_;  ///< before recomputation
   std::unordered_map<LayerKey, LayerTimes, LayerKeyHash> dense_cache_;
   std::unordered_map<LayerKey, LayerFloor, LayerKeyHash> floor_cache_;
+  std::unordered_map<LayerKey, double, LayerKeyHash> tiles_floors_;  ///< by (tp, cp, mb, ep, etp)
+  std::vector<std::pair<int, double>> host_floors_;                  ///< layer_host_floor_s by ep
   std::vector<WorkFloor> work_floors_;
   GemmMemo gemm_memo_;
 };

@@ -80,6 +80,17 @@ double layer_work_floor_s(const Scenario& scenario, const ParallelConfig& parall
 /// dispatch and combine of both passes where no overlap hides them, else 0.
 double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
 
+/// What layer_times() adds to layer_time_floor_s() at least for this ep and etp besides the
+/// dispatch: the routed experts' GEMMs at this layout's tiles over their floor (few tokens per
+/// expert fill few tiles). Independent of the dispatch floor: the two add.
+double expert_tiles_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,
+                            GemmMemo* gemm_memo = nullptr);
+
+/// A lower bound on layer_times(...).total_s() from the host alone: the time to launch the
+/// layer's kernels in both passes (collectives left out). It grows with the experts local to a
+/// GPU, so it bounds small-EP layouts of many experts where the GPU floor does not.
+double layer_host_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index);
+
 /// The forward time `recompute` reruns in the backward of `lt` (its `forward_s()` passed in:
 /// full recomputation reruns all of it).
 double recomputed_s(const LayerTimes& lt, Recompute recompute, unsigned modules, double forward_s);
