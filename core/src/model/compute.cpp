@@ -325,25 +325,29 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
 /// the etp group before the experts and reduce-scattered after them (Megatron-Core
 /// MoEAlltoAllTokenDispatcher). The flex dispatcher (DeepEP) sends a token over the network once
 /// per remote node.
-double expert_dispatch_pass_s(const LayerContext& c) {
-  if (!c.moe) return 0.0;
-  const ParallelConfig& parallel = c.parallel;
-  const int domain_gpus = c.scenario.cluster.nvlink_domain_gpus;
+/// `ep_bytes`: message_sizes().ep_bytes, what one GPU sends each way.
+double expert_dispatch_pass_s(const Scenario& scenario, const ParallelConfig& parallel, double ep_bytes) {
+  const GpuSpec& gpu = scenario.cluster.gpu;
+  const int domain_gpus = scenario.cluster.nvlink_domain_gpus;
   double pass_s = 0;
   if (parallel.ep > 1) {
     const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
-    const MoeSpec& moe = *c.scenario.model.moe;
-    pass_s = c.scenario.training.moe_dispatcher == MoeDispatcher::kFlex
-                 ? 2.0 * deduplicated_all_to_all_s(c.messages.ep_bytes / moe.top_k, moe.top_k,
-                                                   remote_nodes_per_token(moe, ep_group.nodes), ep_group, c.device.gpu)
-                 : 2.0 * all_to_all_s(c.messages.ep_bytes, ep_group, c.device.gpu);
+    const MoeSpec& moe = *scenario.model.moe;
+    pass_s = scenario.training.moe_dispatcher == MoeDispatcher::kFlex
+                 ? 2.0 * deduplicated_all_to_all_s(ep_bytes / moe.top_k, moe.top_k,
+                                                   remote_nodes_per_token(moe, ep_group.nodes), ep_group, gpu)
+                 : 2.0 * all_to_all_s(ep_bytes, ep_group, gpu);
   }
   const int etp = expert_tp(parallel);
   if (etp > 1) {
     const GroupPlacement etp_group = place_group(parallel, domain_gpus, Axis::kEtp);
-    pass_s += 2.0 * reduce_scatter_s(c.messages.ep_bytes * etp, etp_group, c.device.gpu);
+    pass_s += 2.0 * reduce_scatter_s(ep_bytes * etp, etp_group, gpu);
   }
   return pass_s;
+}
+
+double expert_dispatch_pass_s(const LayerContext& c) {
+  return c.moe ? expert_dispatch_pass_s(c.scenario, c.parallel, c.messages.ep_bytes) : 0.0;
 }
 
 /// Whether one micro-batch's dispatch hides behind another's computation: Megatron's combined
@@ -546,9 +550,11 @@ double layer_work_floor_s(const Scenario& scenario, const ParallelConfig& parall
 }
 
 double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index) {
-  const LayerContext c = layer_context(scenario, parallel, layer_index, nullptr);
   // Hidden dispatch is priced by how much of it the layer's computation covers: no floor above 0.
-  return hides_expert_dispatch(c) ? 0.0 : 2.0 * expert_dispatch_pass_s(c);
+  // (No whole LayerContext: the search asks this for every expert layout.)
+  const bool moe = is_moe_layer(scenario.model, layer_index);
+  if (!moe || hides_expert_all_to_all(scenario.training, parallel, moe)) return 0.0;
+  return 2.0 * expert_dispatch_pass_s(scenario, parallel, message_sizes(scenario, parallel).ep_bytes);
 }
 
 double expert_tiles_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,

@@ -313,6 +313,14 @@ struct LayerKeyHash {
   }
 };
 
+/// What the search learns of one (expert layout, sp) at one micro-batch (layout_loses, score).
+struct LayoutEntry {
+  const LayerTotals* totals = nullptr;  ///< its MoE layer's times, once timed
+  double layout_s = -1;                 ///< what the layout adds to the MoE floor; < 0: not yet
+  double moe_floor_s = -1;              ///< the MoE layer's floor, GPU and host joined; < 0: not yet
+  char with_tiles = 0;                  ///< layout_s holds the experts' tiles too
+};
+
 /// An expert layout: EP and expert TP (0 = tp), the latter by its index in GridSpace::etps.
 struct ExpertLayout {
   int ep = 1;
@@ -360,7 +368,8 @@ class SearchPass {
         recomputes_(pin_.recompute ? std::vector<Recompute>{*pin_.recompute}
                                    : std::vector<Recompute>{Recompute::kFull, Recompute::kSelective,
                                                             Recompute::kNone}),
-        zeros_(pinned_or(pin_.zero, {0, 1, 2, 3})) {}
+        zeros_(pinned_or(pin_.zero, {0, 1, 2, 3})),
+        moe_layer_(first_moe_layer(scenario.model)) {}
 
   SearchResult run() {
     ParallelConfig one_stage;
@@ -552,6 +561,8 @@ class SearchPass {
     };
     std::vector<LayerActivationParts> activations(g.etps.size() * g.sps.size() * kinds);
     std::vector<CandidateActivations> stage_activations(activations.size());
+    std::vector<LayoutEntry> entries;
+    std::vector<const LayerFloor*> floors;
     for (std::size_t mb_index = 0; mb_index < g.micro_batches.size() && !stats().capped; ++mb_index) {
       const int mb = g.micro_batches[mb_index];
       // The layers' activation parts at this micro-batch, computed when a block first needs them.
@@ -574,15 +585,11 @@ class SearchPass {
       };
       bool any_fit = false;
       bool all_checked = true;
-      // Each (layout, sp)'s layer times, looked up once per micro-batch when first needed (the
-      // key does not depend on vpp, ZeRO or the recompute kind).
-      // Times differ where the schedule hides the all-to-all (DualPipe): two sets of entries.
-      std::vector<const LayerTotals*> entries(2 * g.expert_layouts.size() * g.sps.size(), nullptr);
-      // ... and their layouts' floors (layout_loses), by the same index; < 0: not yet.
-      std::vector<double> layout_floors(entries.size(), -1.0);
-      std::vector<char> with_tiles(entries.size(), 0);
-      std::vector<double> moe_floors(entries.size(), -1.0);  // the MoE layer's, where layout_loses got to it
-      std::vector<const LayerFloor*> floors(g.sps.size(), nullptr);  // per sp at this micro-batch
+      // Each (layout, sp)'s floors and layer times, looked up once per micro-batch when first
+      // needed (they do not depend on vpp, ZeRO or the recompute kind). Times differ where the
+      // schedule hides the all-to-all (DualPipe): two sets of entries.
+      entries.assign(2 * g.expert_layouts.size() * g.sps.size(), LayoutEntry{});
+      floors.assign(g.sps.size(), nullptr);  // per sp at this micro-batch
       for (const PipelineOption& option : g.pipelines) {
         const int vpp = option.vpp;
         if (const char* problem = microbatch_problem(g.base, mb, option)) {
@@ -622,8 +629,7 @@ class SearchPass {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             const std::size_t entry = ((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si;
-            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, layout_floors[entry],
-                             with_tiles[entry], moe_floors[entry])) {
+            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, entries[entry])) {
               const long long pruned = static_cast<long long>(zeros_.size() * kinds);
               stats().configs_pruned += pruned;
               stats().configs_evaluated += pruned;
@@ -647,7 +653,7 @@ class SearchPass {
                 const std::size_t i = slot(layout.etp_index, si, r);
                 const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
                                         kinds - r, any_fit,
-                                        entries[entry], floors[si], std::max(0.0, moe_floors[entry]));
+                                        entries[entry].totals, floors[si], std::max(0.0, entries[entry].moe_floor_s));
                 if (next == Next::kTryOffload) {
                   r = kinds - 2;  // the loop's ++r lands on "none", the last kind
                   continue;
@@ -777,8 +783,7 @@ class SearchPass {
     if (found == floor_cache_.end()) {
       LayerFloor floor;
       floor.dense_s = totals_by_kind(dense_times(p), p);
-      const int moe_layer = first_moe_layer(scenario_.model);
-      floor.moe_s = moe_layer >= 0 ? layer_time_floor_s(scenario_, p, moe_layer, &gemm_memo_)
+      floor.moe_s = moe_layer_ >= 0 ? layer_time_floor_s(scenario_, p, moe_layer_, &gemm_memo_)
                                    : floor.dense_s[int(Recompute::kNone)];
       found = floor_cache_.emplace(floor_key, floor).first;
     }
@@ -789,17 +794,19 @@ class SearchPass {
   /// layer_work_floor_s: under the floor of every micro-batch, scaled by it).
   WorkFloor cached_work_floor(const ParallelConfig& p) {
     const int sp = int(p.sequence_parallel);
+    // The last one found per sp first: a grid's checks all read its own (tp, cp).
+    const WorkFloor& last = last_work_floor_[sp];
+    if (last.tp == p.tp && last.cp == p.cp) return last;
     for (const WorkFloor& unit : work_floors_) {
-      if (unit.tp == p.tp && unit.cp == p.cp && unit.sp == sp) return unit;
+      if (unit.tp == p.tp && unit.cp == p.cp && unit.sp == sp) return last_work_floor_[sp] = unit;
     }
     ParallelConfig one = p;
     one.micro_batch = 1;
     WorkFloor unit{p.tp, p.cp, sp};
     unit.dense_s = layer_work_floor_s(scenario_, one, first_dense_layer(scenario_.model));
-    const int moe_layer = first_moe_layer(scenario_.model);
-    unit.moe_s = moe_layer >= 0 ? layer_work_floor_s(scenario_, one, moe_layer) : unit.dense_s;
+    unit.moe_s = moe_layer_ >= 0 ? layer_work_floor_s(scenario_, one, moe_layer_) : unit.dense_s;
     work_floors_.push_back(unit);
-    return unit;
+    return last_work_floor_[sp] = unit;
   }
 
   /// Whether p loses even with its layers at their work floors scaled to p's micro-batch (and
@@ -893,14 +900,12 @@ class SearchPass {
   /// the block's floor plus what the layout adds at least (the dispatch no overlap hides,
   /// compute.h expert_dispatch_floor_s; then, where that is not enough to prune, the routed
   /// experts' tiles, expert_tiles_floor_s, timed only then), joined with the host's floor
-  /// (layer_host_floor_s). What the layout adds is kept in `layout_s` (`with_tiles` once the
-  /// tiles are in), the MoE layer's floor in `moe_floor_s` (< 0: not yet): none depends on the vpp.
+  /// (layer_host_floor_s). Kept in `entry`: none depends on the vpp.
   bool layout_loses(const GridSpace& g, int mb, const PipelineOption& option, const ExpertLayout& layout,
                     const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors,
-                    double& layout_s, char& with_tiles, double& moe_floor_s) {
+                    LayoutEntry& entry) {
     const double threshold_s = families_.threshold_s();
-    const int moe_layer = first_moe_layer(scenario_.model);
-    if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer < 0) return false;
+    if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer_ < 0) return false;
     ParallelConfig p = g.base;
     p.micro_batch = mb;
     p.vpp = option.vpp;
@@ -908,25 +913,25 @@ class SearchPass {
     p.ep = layout.ep;
     p.etp = g.etps[layout.etp_index];
     p.sequence_parallel = g.sps[si] != 0;
-    if (layout_s < 0) layout_s = expert_dispatch_floor_s(scenario_, p, moe_layer);
+    if (entry.layout_s < 0) entry.layout_s = expert_dispatch_floor_s(scenario_, p, moe_layer_);
     if (!floors[si]) {
-      if (work_floor_loses(g, p, stage_params, layout_s, threshold_s)) return true;
+      if (work_floor_loses(g, p, stage_params, entry.layout_s, threshold_s)) return true;
       floors[si] = &cached_layer_floor(p);
     }
     const LayerFloor& floor = *floors[si];
     const double dense_s = floor.dense_s[int(Recompute::kNone)], host_s = cached_host_floor(p);
     // The longer of the GPU's floor and the host's first: cheaper than joining them.
     const auto loses_at = [&](double moe_s) { return step_bound_s(g, p, stage_params, dense_s, moe_s) > threshold_s; };
-    if (loses_at(std::max(floor.moe_s + layout_s, host_s))) return true;
-    if (!with_tiles) {
-      with_tiles = 1;
-      layout_s += cached_tiles_floor(p, moe_layer);
-      if (loses_at(std::max(floor.moe_s + layout_s, host_s))) return true;
+    if (loses_at(std::max(floor.moe_s + entry.layout_s, host_s))) return true;
+    if (!entry.with_tiles) {
+      entry.with_tiles = 1;
+      entry.layout_s += cached_tiles_floor(p);
+      if (loses_at(std::max(floor.moe_s + entry.layout_s, host_s))) return true;
     }
     // Each pass takes with_host_s(GPU, host); summed over the passes that is at least
     // with_host_s of the sums (Minkowski: it is a 3-norm), which grows with either.
-    if (moe_floor_s < 0) moe_floor_s = with_host_s(floor.moe_s + layout_s, host_s) * (1.0 - 1e-9);
-    return loses_at(moe_floor_s);
+    if (entry.moe_floor_s < 0) entry.moe_floor_s = with_host_s(floor.moe_s + entry.layout_s, host_s) * (1.0 - 1e-9);
+    return loses_at(entry.moe_floor_s);
   }
 
   /// layer_host_floor_s at p's ep, computed once.
@@ -934,18 +939,17 @@ class SearchPass {
     for (const auto& [ep, host_s] : host_floors_) {
       if (ep == p.ep) return host_s;
     }
-    const int moe_layer = first_moe_layer(scenario_.model);
-    const double host_s = moe_layer >= 0 ? layer_host_floor_s(scenario_, p, moe_layer) : 0.0;
+    const double host_s = moe_layer_ >= 0 ? layer_host_floor_s(scenario_, p, moe_layer_) : 0.0;
     host_floors_.emplace_back(p.ep, host_s);
     return host_s;
   }
 
   /// expert_tiles_floor_s at p's (tp, cp, mb, ep, etp), computed once.
-  double cached_tiles_floor(const ParallelConfig& p, int moe_layer) {
+  double cached_tiles_floor(const ParallelConfig& p) {
     const LayerKey key{p.tp, p.cp, p.micro_batch, p.ep, expert_tp(p), 0, 0};
     auto found = tiles_floors_.find(key);
     if (found == tiles_floors_.end()) {
-      found = tiles_floors_.emplace(key, expert_tiles_floor_s(scenario_, p, moe_layer, &gemm_memo_)).first;
+      found = tiles_floors_.emplace(key, expert_tiles_floor_s(scenario_, p, moe_layer_, &gemm_memo_)).first;
     }
     return found->second;
   }
@@ -1062,6 +1066,7 @@ class SearchPass {
   const std::chrono::steady_clock::time_point started_;
   const std::vector<Recompute> recomputes_;
   const std::vector<int> zeros_;
+  const int moe_layer_;  ///< the first MoE layer's index, -1 for a dense model
   std::vector<std::pair<const char*, long long>> rejected_;
   std::unordered_map<LayerKey, LayerTotals, LayerKeyHash> layer_totals_;
   std::unordered_map<LayerKey, LayerTimes, LayerKeyHash> dense_cache_;
@@ -1069,6 +1074,7 @@ class SearchPass {
   std::unordered_map<LayerKey, double, LayerKeyHash> tiles_floors_;  ///< by (tp, cp, mb, ep, etp)
   std::vector<std::pair<int, double>> host_floors_;                  ///< layer_host_floor_s by ep
   std::vector<WorkFloor> work_floors_;
+  std::array<WorkFloor, 2> last_work_floor_{};  ///< by sp (tp 0: none yet)
   GemmMemo gemm_memo_;
 };
 
