@@ -173,13 +173,9 @@ void add_attention_projections(const LayerContext& c, LinearLayers& l) {
   }
 }
 
-/// An MoE layer's routed experts, as grouped GEMMs over the experts local to this GPU.
-GemmTimes routed_expert_gemms(const LayerContext& c);
-
-/// MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts run as
-/// grouped GEMMs over the experts local to this GPU, each seeing tokens·top_k/experts rows.
-/// Assumption, stated: routing is balanced (load-balancing loss or bias). An imbalanced router
-/// stretches these GEMMs and the all-to-all by the max/mean expert load.
+/// An MoE layer's routed experts: grouped GEMMs over the experts local to this GPU, each seeing
+/// tokens·top_k/experts rows. Assumption, stated: routing is balanced (load-balancing loss or
+/// bias). An imbalanced router stretches these GEMMs and the all-to-all by the max/mean expert load.
 GemmTimes routed_expert_gemms(const LayerContext& c) {
   const MoeSpec& spec = *c.scenario.model.moe;
   const double up_width = gated_mlp(c.scenario.model.activation) ? 2.0 : 1.0;
@@ -198,6 +194,8 @@ GemmTimes routed_expert_gemms(const LayerContext& c) {
                           c.scenario.training.precision, experts_local, /*routed=*/true);
 }
 
+/// MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts
+/// (routed_expert_gemms), shared experts and router instead.
 void add_mlp(const LayerContext& c, LinearLayers& l) {
   const ModelSpec& model = c.scenario.model;
   const Precision precision = c.scenario.training.precision;
