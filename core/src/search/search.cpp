@@ -298,6 +298,13 @@ struct LayerFloor {
   std::array<double, 3> dense_s{};  ///< by Recompute
   double moe_s = 0;
 };
+/// Per (tp, cp, micro_batch, sp): the dense layer's times, and the floor once the search asks
+/// for it (one map for both: each hash map the engine instantiates costs the page ~1 KB).
+struct MicroBatchLayers {
+  LayerTimes dense;  ///< before recomputation
+  LayerFloor floor;
+  bool floor_ready = false;
+};
 /// Per (tp, cp, sp): the dense and MoE layers' work floors at one micro-batch. A search has a
 /// few dozen such keys: kept in a vector (a hash map of its own costs the page's engine 2 KB).
 struct WorkFloor {
@@ -760,16 +767,18 @@ class SearchPass {
             int(overlaps_f_and_b(scenario_.training, p))};
   }
 
-  /// The dense layer's times before recomputation, timed once per (tp, cp, mb, sp): they do not
-  /// depend on ep or etp.
-  const LayerTimes& dense_times(const ParallelConfig& p) {
-    const LayerKey dense_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
-    auto dense = dense_cache_.find(dense_key);
-    if (dense == dense_cache_.end()) {
-      dense = dense_cache_.emplace(dense_key, dense_layer_times(scenario_, p, &gemm_memo_)).first;
+  /// p's (tp, cp, mb, sp) entry: the dense layer's times before recomputation, timed once (they do
+  /// not depend on ep or etp), and the floor once asked for.
+  MicroBatchLayers& micro_batch_layers(const ParallelConfig& p) {
+    const LayerKey key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
+    auto found = micro_batch_layers_.find(key);
+    if (found == micro_batch_layers_.end()) {
+      found = micro_batch_layers_.emplace(key, MicroBatchLayers{dense_layer_times(scenario_, p, &gemm_memo_), LayerFloor{}, false}).first;
     }
-    return dense->second;
+    return found->second;
   }
+
+  const LayerTimes& dense_times(const ParallelConfig& p) { return micro_batch_layers(p).dense; }
 
   /// p's layer times before recomputation.
   LayerTimesPair time_layers(const ParallelConfig& p) {
@@ -778,16 +787,14 @@ class SearchPass {
 
   /// The floor of p's (tp, cp, mb, sp), computed once.
   const LayerFloor& cached_layer_floor(const ParallelConfig& p) {
-    const LayerKey floor_key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
-    auto found = floor_cache_.find(floor_key);
-    if (found == floor_cache_.end()) {
-      LayerFloor floor;
-      floor.dense_s = totals_by_kind(dense_times(p), p);
-      floor.moe_s = moe_layer_ >= 0 ? layer_time_floor_s(scenario_, p, moe_layer_, &gemm_memo_)
-                                   : floor.dense_s[int(Recompute::kNone)];
-      found = floor_cache_.emplace(floor_key, floor).first;
+    MicroBatchLayers& layers = micro_batch_layers(p);
+    if (!layers.floor_ready) {
+      layers.floor.dense_s = totals_by_kind(layers.dense, p);
+      layers.floor.moe_s = moe_layer_ >= 0 ? layer_time_floor_s(scenario_, p, moe_layer_, &gemm_memo_)
+                                          : layers.floor.dense_s[int(Recompute::kNone)];
+      layers.floor_ready = true;
     }
-    return found->second;
+    return layers.floor;
   }
 
   /// The work floors of one micro-batch at p's (tp, cp, sp), computed once (compute.h
@@ -1069,8 +1076,7 @@ class SearchPass {
   const int moe_layer_;  ///< the first MoE layer's index, -1 for a dense model
   std::vector<std::pair<const char*, long long>> rejected_;
   std::unordered_map<LayerKey, LayerTotals, LayerKeyHash> layer_totals_;
-  std::unordered_map<LayerKey, LayerTimes, LayerKeyHash> dense_cache_;
-  std::unordered_map<LayerKey, LayerFloor, LayerKeyHash> floor_cache_;
+  std::unordered_map<LayerKey, MicroBatchLayers, LayerKeyHash> micro_batch_layers_;  ///< by (tp, cp, mb, sp)
   std::unordered_map<LayerKey, double, LayerKeyHash> tiles_floors_;  ///< by (tp, cp, mb, ep, etp)
   std::vector<std::pair<int, double>> host_floors_;                  ///< layer_host_floor_s by ep
   std::vector<WorkFloor> work_floors_;
