@@ -325,7 +325,7 @@ struct LayoutEntry {
   const LayerTotals* totals = nullptr;  ///< its MoE layer's times, once timed
   double layout_s = -1;                 ///< what the layout adds to the MoE floor; < 0: not yet
   double moe_floor_s = -1;              ///< the MoE layer's floor, GPU and host joined; < 0: not yet
-  char with_tiles = 0;                  ///< layout_s holds the experts' tiles too
+  bool with_tiles = false;              ///< layout_s holds the experts' tiles too
 };
 
 /// An expert layout: EP and expert TP (0 = tp), the latter by its index in GridSpace::etps.
@@ -773,7 +773,8 @@ class SearchPass {
     const LayerKey key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
     auto found = micro_batch_layers_.find(key);
     if (found == micro_batch_layers_.end()) {
-      found = micro_batch_layers_.emplace(key, MicroBatchLayers{dense_layer_times(scenario_, p, &gemm_memo_), LayerFloor{}, false}).first;
+      const MicroBatchLayers layers{dense_layer_times(scenario_, p, &gemm_memo_), LayerFloor{}, false};
+      found = micro_batch_layers_.emplace(key, layers).first;
     }
     return found->second;
   }
@@ -931,7 +932,7 @@ class SearchPass {
     const auto loses_at = [&](double moe_s) { return step_bound_s(g, p, stage_params, dense_s, moe_s) > threshold_s; };
     if (loses_at(std::max(floor.moe_s + entry.layout_s, host_s))) return true;
     if (!entry.with_tiles) {
-      entry.with_tiles = 1;
+      entry.with_tiles = true;
       entry.layout_s += cached_tiles_floor(p);
       if (loses_at(std::max(floor.moe_s + entry.layout_s, host_s))) return true;
     }
