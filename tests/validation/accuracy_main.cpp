@@ -1,5 +1,6 @@
 // pplan_accuracy: how close pplan comes to the published and measured runs in tests/data/.
-//   pplan_accuracy [--data DIR] cases     every published figure beside pplan's
+//   pplan_accuracy [--data DIR] cases     every published figure beside pplan's (fitted, held out,
+//                                         newer releases)
 //   pplan_accuracy [--data DIR] summary   per metric, per source, Korthikanti Table 5, vTrain
 //   pplan_accuracy [--data DIR] measured  every vTrain run beside pplan's step time
 //   pplan_accuracy readme                 the accuracy section of docs/accuracy.md, as Markdown
@@ -110,10 +111,17 @@ int main(int argc, char** argv) {
     }
     const auto published = nlohmann::json::parse(read_file_text(data + "/published-runs.json"));
     const std::vector<CaseRun> runs = run_published(published);
+    // Newer releases' runs: a file without held_out groups, so all of it is CaseSet::kFitted.
+    auto newer = [&] {
+      return run_published(prepare_published(
+          nlohmann::json::parse(read_file_text(data + "/published-runs-newer.json"))));
+    };
     if (command == "cases") {
       print_cases(runs);
       std::printf("\nheld out (never fitted):\n");
       print_cases(run_published(prepare_published(published, CaseSet::kHeldOut)));
+      std::printf("\nnewer releases (never fitted, outside the goal set):\n");
+      print_cases(newer());
       return 0;
     }
     if (command == "measured") {
@@ -127,6 +135,8 @@ int main(int argc, char** argv) {
     print_summary(score_published(runs));
     std::printf("\nheld out (never fitted):\n");
     print_summary(score_published(run_published(prepare_published(published, CaseSet::kHeldOut))));
+    std::printf("\nnewer releases (never fitted, outside the goal set):\n");
+    print_summary(score_published(newer()));
     std::printf("\n");
     print_korthikanti(runs);
     const auto measured = nlohmann::json::parse(read_file_text(data + "/vtrain-single-node.json"));

@@ -30,7 +30,8 @@ std::string accuracy_markdown(const std::vector<CaseRun>& runs, const std::vecto
                               const std::vector<MeasuredRun>& measured,
                               const std::vector<MeasuredRun>& measured_loso,
                               const std::string& held_out_moves = "",
-                              const std::vector<CaseRun>& held_out = {});
+                              const std::vector<CaseRun>& held_out = {},
+                              const std::vector<CaseRun>& newer = {});
 
 /// What the accuracy blocks are printed from: every published run planned, each predicted by the
 /// fit that did not see its source (`loso`), vTrain's runs, and vTrain's runs predicted by the
@@ -39,11 +40,14 @@ struct AccuracyInputs {
   std::vector<CaseRun> runs, loso;
   /// The held-out published runs (CaseSet::kHeldOut), with the committed constants.
   std::vector<CaseRun> held_out;
+  /// Newer releases' runs (published-runs-newer.json): never fitted, outside the goal set.
+  std::vector<CaseRun> newer;
   std::vector<MeasuredRun> measured, measured_loso;
   std::string held_out_moves;
 };
 
-/// AccuracyInputs over the data in `data_dir` (published-runs.json, vtrain-single-node.json),
+/// AccuracyInputs over the data in `data_dir` (published-runs.json, published-runs-newer.json,
+/// vtrain-single-node.json),
 /// the leave-one-source-out fits starting from the committed constants.
 AccuracyInputs accuracy_inputs(const std::string& data_dir);
 
