@@ -448,6 +448,43 @@ TEST(TimeKernels, BlackwellAttentionInStepNearsTheMeasuredFa4Bucket) {
   EXPECT_LT(tflops, 834.0);
 }
 
+TEST(TimeKernels, FasterSfusSaveTheExposedShareOfSoftmaxExponentials) {
+  // B200 constants (typed): MMA 8192 BF16 FLOPs and 16 exponentials per clock per SM, 0.84 of
+  // the exponentials' time exposed. A GPU with 32 exponentials per clock (Blackwell Ultra) at
+  // d = 128 (qk + v = 256), per score element:
+  //   forward:  a = 2·256/8192 = 0.0625, b = 1/16 = 0.0625, e = 0.84·0.5 = 0.42;
+  //             factor 1 − 0.42 + 0.42/2 = 0.79
+  //   backward: a = 2.5·0.0625 = 0.15625, e = 0.84·0.0625/0.21875 = 0.24; factor 0.88
+  // MLA (qk 192, v 128) forward: a = 640/8192 = 0.078125, e = 0.84·0.0625/0.140625 = 0.37333;
+  //   factor 0.81333. On the reference GPU's SFUs (16, or 0 = the architecture's) nothing changes.
+  GpuSpec reference = b200();
+  ArchitectureCalibration arch = typed_calibration().blackwell;
+  arch.mma_bf16_flops_per_clock_per_sm = 8192;
+  arch.softmax_exp_per_clock_per_sm = 16;
+  Calibration cal = typed_calibration();
+  cal.softmax_exp_exposed = 0.84;
+  GpuSpec ultra = reference;
+  ultra.softmax_exp_per_clock_per_sm = 32;
+  const Device base{reference, cal, arch}, fast{ultra, cal, arch};
+  auto ratio = [&](auto f, double qk, double v) {
+    return f(4096, 4096, 32, qk, v, true, fast, 1) / f(4096, 4096, 32, qk, v, true, base, 1);
+  };
+  EXPECT_REL(ratio(flash_attention_forward_s, 128, 128), 0.79, kRel);
+  EXPECT_REL(ratio(flash_attention_backward_s, 128, 128), 0.88, kRel);
+  EXPECT_REL(ratio(flash_attention_forward_s, 192, 128), 0.8133333333, kRel);
+  GpuSpec same = reference;
+  same.softmax_exp_per_clock_per_sm = 16;
+  const Device explicit_reference{same, cal, arch};
+  EXPECT_EQ(flash_attention_forward_s(4096, 4096, 32, 128, 128, true, explicit_reference),
+            flash_attention_forward_s(4096, 4096, 32, 128, 128, true, base));
+  // The shipped presets: GB300 and B300 give 32 (NVIDIA's Blackwell Ultra blog), the rest none.
+  const PresetCatalog presets = load_presets();
+  EXPECT_EQ(presets.gpus.at("gb300").softmax_exp_per_clock_per_sm, 32);
+  EXPECT_EQ(presets.gpus.at("b300").softmax_exp_per_clock_per_sm, 32);
+  EXPECT_EQ(presets.gpus.at("gb200").softmax_exp_per_clock_per_sm, 0);
+  EXPECT_EQ(presets.calibration.blackwell.softmax_exp_per_clock_per_sm, 16);
+}
+
 TEST(TimeKernels, FlashHeadDimFactorIsOnePointTwoFiveDOverDPlus32) {
   // H100 (in-step 0.9), non-causal, 4096 queries × 4096 keys, 16 heads, v = qk = d.
   // Base rate 989.4e12 · 0.66 · 0.9 · 4096/4796 = 501.925343e12.

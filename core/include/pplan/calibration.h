@@ -20,6 +20,11 @@ struct ArchitectureCalibration {
   double attention_peak_fraction = 0.6;
   double attention_half_keys = 700;
   double attention_backward_ratio = 0.9;
+  /// Measured on the GPU those curves come from: its tensor cores' dense BF16 FLOPs and its SFUs'
+  /// exponentials per clock per SM. Softmax's exponentials run on the SFUs beside the MMAs, so a
+  /// GPU with faster SFUs runs the same curve faster (kernels.h flash_attention_forward_s).
+  double mma_bf16_flops_per_clock_per_sm = 4096;
+  double softmax_exp_per_clock_per_sm = 16;
   /// Fitted: GEMM throughput inside a training step relative to the isolated MAMF figure
   /// (sustained clocks under power limits, L2 sharing, communication kernels on the SMs).
   double gemm_in_step = 0.9;
@@ -43,6 +48,9 @@ struct Calibration {
   double overlap_slowdown = 0.3;
   /// Measured: share of HBM bandwidth streaming (elementwise) kernels reach.
   double hbm_efficiency = 0.8;
+  /// Measured: share of softmax's SFU time an attention kernel leaves exposed, the rest hidden
+  /// behind its MMAs (kernels.h flash_attention_forward_s).
+  double softmax_exp_exposed = 0.84;
   // NCCL's achievable bandwidths and latencies are measured constants of comm.h.
 };
 

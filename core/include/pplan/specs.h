@@ -216,6 +216,9 @@ struct GpuSpec {
   /// Attention kernel throughput relative to pplan's flash-attention model (1 = as modelled):
   /// `attention_scale`, or schema v1's `attention_efficiency` read as a ratio (above).
   double attention_scale = 1;
+  /// SFU base-2 exponentials per clock per SM, softmax's transcendental (kernels.h
+  /// flash_attention_forward_s); 0 = the architecture's reference GPU's.
+  double softmax_exp_per_clock_per_sm = 0;
   double fp4_flops_per_s = 0;  ///< dense FP4 peak where the vendor gives one (informational)
   /// What NCCL reaches of the links, as measured (`pplan calibrate` refits them from nccl-tests
   /// output). Share of NVLink's unidirectional line rate a ring reaches: ~20% protocol

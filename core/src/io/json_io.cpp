@@ -595,6 +595,8 @@ const ArchitectureField kArchitectureFields[] = {
     {"attention_peak_fraction", &ArchitectureCalibration::attention_peak_fraction},
     {"attention_half_keys", &ArchitectureCalibration::attention_half_keys},
     {"attention_backward_ratio", &ArchitectureCalibration::attention_backward_ratio},
+    {"mma_bf16_flops_per_clock_per_sm", &ArchitectureCalibration::mma_bf16_flops_per_clock_per_sm},
+    {"softmax_exp_per_clock_per_sm", &ArchitectureCalibration::softmax_exp_per_clock_per_sm},
     {"gemm_in_step", &ArchitectureCalibration::gemm_in_step},
     {"attention_in_step", &ArchitectureCalibration::attention_in_step},
 };
@@ -607,6 +609,7 @@ const GlobalField kGlobalFields[] = {
     {"host_collective_s", &Calibration::host_collective_s},
     {"overlap_slowdown", &Calibration::overlap_slowdown},
     {"hbm_efficiency", &Calibration::hbm_efficiency},
+    {"softmax_exp_exposed", &Calibration::softmax_exp_exposed},
 };
 struct ArchitectureBlock {
   const char* key;
@@ -865,6 +868,8 @@ GpuSpec parse_gpu(const json& value, const std::string& path, const GpuSpec* bas
   g.sm_count = r.optional_integer("sm_count", 1, 100000).value_or(g.sm_count);
   g.mamf_fraction_bf16 = r.optional_number("mamf_fraction_bf16", kMinEfficiency, 1).value_or(g.mamf_fraction_bf16);
   g.mamf_fraction_fp8 = r.optional_number("mamf_fraction_fp8", kMinEfficiency, 1).value_or(g.mamf_fraction_fp8);
+  g.softmax_exp_per_clock_per_sm =
+      r.optional_number("softmax_exp_per_clock_per_sm", 1, 4096).value_or(g.softmax_exp_per_clock_per_sm);
   // Schema v1 calibration fields: read as a ratio to v1's default for the architecture, so a
   // copy of a v1 preset behaves as the preset does and a lower figure slows the kernels.
   const bool ampere = g.architecture == "ampere";
@@ -1231,6 +1236,7 @@ ordered_json gpu_to_json(const GpuSpec& g) {
   j["nvlink_latency_us"] = g.nvlink_latency_s * 1e6;
   j["network_latency_us"] = g.network_latency_s * 1e6;
   if (g.attention_scale != 1) j["attention_scale"] = g.attention_scale;
+  if (g.softmax_exp_per_clock_per_sm > 0) j["softmax_exp_per_clock_per_sm"] = g.softmax_exp_per_clock_per_sm;
   if (g.host_kernel_s > 0) j["host_kernel_us"] = g.host_kernel_s * 1e6;
   if (g.system.gpus_per_node > 0) {
     ordered_json sys;

@@ -167,11 +167,33 @@ static double flash_rate(double keys, double qk_dim, const Device& device) {
                       head_dim_factor);
 }
 
-double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
-                                 double v_dim, bool causal, const Device& device, int chunks) {
+/// Attention time on this GPU over the time the architecture's measured curve gives, which holds
+/// the reference GPU's softmax cost. Per score element a kernel spends `mma_flops_per_score` /
+/// (MMA FLOPs per clock per SM) clocks on the tensor cores and one exponential at the SFUs'
+/// rate (the forward computes it, the backward recomputes it once); `softmax_exp_exposed` of
+/// the exponentials' time is not hidden behind the MMAs. 1 on the reference GPU's SFUs.
+static double softmax_exp_factor(double mma_flops_per_score, const Device& device) {
+  const double reference = device.arch.softmax_exp_per_clock_per_sm;
+  const double rate = device.gpu.softmax_exp_per_clock_per_sm > 0 ? device.gpu.softmax_exp_per_clock_per_sm : reference;
+  if (rate == reference || reference <= 0) return 1.0;
+  const double mma_clocks = mma_flops_per_score / device.arch.mma_bf16_flops_per_clock_per_sm;
+  const double exp_clocks = 1.0 / reference;
+  const double exposed = device.calibration.softmax_exp_exposed * exp_clocks / (mma_clocks + exp_clocks);
+  return 1.0 - exposed + exposed * reference / rate;
+}
+
+/// Forward seconds at the architecture's measured curve, before the SFU factor.
+static double flash_forward_curve_s(double queries, double keys, double heads, double qk_dim, double v_dim,
+                                    bool causal, const Device& device, int chunks) {
   if (queries <= 0 || keys <= 0 || heads <= 0) return 0.0;
   const double executed = 2.0 * queries * heads * (qk_dim + v_dim) * keys * (causal ? 0.5 : 1.0);
   return executed / flash_rate(keys / std::max(1, chunks), qk_dim, device);
+}
+
+double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
+                                 double v_dim, bool causal, const Device& device, int chunks) {
+  return flash_forward_curve_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) *
+         softmax_exp_factor(2.0 * (qk_dim + v_dim), device);
 }
 
 double ssd_scan_forward_s(double tokens, double heads, double head_dim, double state, double chunk,
@@ -188,8 +210,8 @@ double ssd_scan_backward_s(double tokens, double heads, double head_dim, double 
 
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
                                   double v_dim, bool causal, const Device& device, int chunks) {
-  return 2.5 * flash_attention_forward_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) /
-         device.arch.attention_backward_ratio;
+  return 2.5 * flash_forward_curve_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) /
+         device.arch.attention_backward_ratio * softmax_exp_factor(2.5 * 2.0 * (qk_dim + v_dim), device);
 }
 
 double stream_s(double bytes, const Device& device) {

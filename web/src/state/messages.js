@@ -26,7 +26,8 @@ export const GPU_LABELS = {
   sm_count: 'SMs', mamf_fraction_bf16: 'Achievable matmul share, BF16', mamf_fraction_fp8: 'Achievable matmul share, FP8',
   nvlink_efficiency: 'NVLink share NCCL reaches', network_efficiency: 'Network share NCCL reaches',
   nvlink_latency_us: 'NVLink latency per step (µs)', network_latency_us: 'Network latency per step (µs)',
-  attention_scale: 'Attention speed vs model (×)', host_kernel_us: 'Host µs per kernel',
+  attention_scale: 'Attention speed vs model (×)', softmax_exp_per_clock_per_sm: 'Softmax exponentials per clock per SM',
+  host_kernel_us: 'Host µs per kernel',
 };
 export const FIELD_LABELS = {
   model: 'Model', gpu: 'GPU', gpus: 'GPUs', gpn: 'GPUs per node', seq: 'Sequence length', gbs: 'Global batch',

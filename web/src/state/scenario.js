@@ -62,7 +62,7 @@ export const MODEL_BOOLEANS = new Set(['qk_norm', 'linear_bias', 'attention_sink
 export const GPU_FIELDS = ['name', 'architecture', 'memory_gb', 'bf16_tflops', 'fp8_tflops', 'fp4_tflops', 'hbm_gbytes_per_s',
   'nvlink_gbytes_per_s', 'network_gbytes_per_s', 'host_link_gbytes_per_s', 'host_memory_gb', 'sm_count', 'mamf_fraction_bf16', 'mamf_fraction_fp8',
   // what NCCL reaches of the links, and the compute constants `calibrate` fits
-  'nvlink_efficiency', 'network_efficiency', 'nvlink_latency_us', 'network_latency_us', 'attention_scale', 'host_kernel_us'];
+  'nvlink_efficiency', 'network_efficiency', 'nvlink_latency_us', 'network_latency_us', 'attention_scale', 'softmax_exp_per_clock_per_sm', 'host_kernel_us'];
 const TEXT_FIELDS = new Set(['name', 'activation', 'architecture', 'source', 'id', 'preset', 'hybrid_pattern']);
 
 /** Text as typed -> a number when it spells one ("8k", "4,096"), else the text (the engine rejects it by name). */

@@ -87,6 +87,11 @@ double gemm_floor_s(double m, double n, double k, const Device& device, Precisio
  * head-dim factor = 1.25·d/(d + 32) (1 at d = 128, 0.83 at 64, 1.11 at 256). Sources: Shah et
  * al. 2024 (FlashAttention-3) Fig. 5–7 causal curves on H100 (292 → 616 TFLOP/s from 512 to
  * 16K tokens at d = 128); Dao 2023 (FlashAttention-2) on A100.
+ * The curve holds on the GPU it was measured on. A GPU whose SFUs run softmax's exponentials
+ * faster (GpuSpec::softmax_exp_per_clock_per_sm; Blackwell Ultra doubles them) saves the exposed
+ * share of their time: per score element, a = 2·(qk_dim + v_dim) / MMA FLOPs per clock per SM
+ * and b = 1 / exponentials per clock per SM on the reference GPU; time × (1 − e + e·r) with
+ * e = softmax_exp_exposed · b / (a + b) and r = reference rate / this GPU's (backward: 2.5·a).
  */
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
                                  double v_dim, bool causal, const Device& device, int chunks = 1);
