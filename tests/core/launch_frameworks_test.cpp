@@ -877,6 +877,21 @@ TEST(SwitchesLaunch, CudaGraphsRunWherePerLayerGraphsCan) {
                     grid(1, 4, 16, 1, "selective", 1, 8));
   moe["training"]["cuda_graphs"] = true;
   EXPECT_TRUE(refused_with(moe, "megatron", "megatron.cuda_graphs_moe"));
+  // A MoE layer's experts are graphed only by the full-iteration graph, whose static shapes
+  // come from the flex dispatcher's per-rank token budget (transformer_config.py:1019, :1075):
+  // with flex the plan runs, as HybridEP with a budget, and full recompute is allowed there.
+  moe["training"]["moe_dispatcher"] = "flex";
+  const std::string moe_text = text_of(moe, "megatron");
+  EXPECT_EQ(megatron_flag(moe_text, "--cuda-graph-impl"), "full_iteration") << moe_text;
+  EXPECT_EQ(megatron_flag(moe_text, "--moe-flex-dispatcher-backend"), "hybridep");
+  EXPECT_EQ(megatron_flag(moe_text, "--moe-expert-rank-capacity-factor"), "1.5");
+  const std::string moe_nemo = text_of(moe, "nemo");
+  EXPECT_TRUE(contains(moe_nemo, "recipe.model.config.cuda_graph_impl = \"full_iteration\"")) << moe_nemo;
+  EXPECT_TRUE(contains(moe_nemo, "recipe.model.config.moe_flex_dispatcher_backend = \"hybridep\""));
+  EXPECT_FALSE(contains(moe_nemo, "enable_cuda_graph"));
+  json moe_full = moe;
+  moe_full["parallel"]["recompute"] = "full";
+  EXPECT_EQ(megatron_flag(text_of(moe_full, "megatron"), "--cuda-graph-impl"), "full_iteration");
 }
 
 TEST(SwitchesLaunch, PartialRecomputeIsMegatronsBlockMethod) {

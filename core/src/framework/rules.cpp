@@ -325,7 +325,7 @@ constexpr ProblemSource kProblemSources[] = {
     {"megatron.param_gather_needs_grad_reduce", "Megatron-LM d98e8a64 megatron/training/arguments.py:1029"},
     {"megatron.cuda_graphs_full_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2858"},
     {"megatron.cuda_graphs_dropout_recompute", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2883"},
-    {"megatron.cuda_graphs_moe", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:2844"},
+    {"megatron.cuda_graphs_moe", "Megatron-LM d98e8a64 megatron/core/transformer/transformer_config.py:1019"},
     {"torchtitan.priced_for_another_framework", "pplan: the scenario's training.framework is not torchtitan; the plan was priced with another framework's kernels and communication"},
     {"torchtitan.no_model", "torchtitan b5bcd76c torchtitan/models/llama3/__init__.py:359"},
     {"torchtitan.tp_kv_heads", "torchtitan b5bcd76c torchtitan/models/common/decoder.py:195"},
@@ -684,7 +684,8 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                "training.overlap_grad_reduce true or training.overlap_param_gather false")) {
     return true;
   }
-  if (f.cuda_graphs && p.offload_layers > 0 &&
+  // A MoE plan's graph is the full-iteration one, which runs with CPU offloading (below).
+  if (f.cuda_graphs && !f.moe && p.offload_layers > 0 &&
       sink.add("megatron.offload_cuda_graphs",
                "Megatron's per-layer CUDA graphs do not support CPU offloading (transformer_config.py): "
                "use parallel.offload_layers 0 or training.cuda_graphs false")) {
@@ -695,8 +696,12 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
     // transformer_engine) reject full recompute ("full recompute is only supported with full
     // iteration CUDA graph"), graphed attention recompute with attention dropout, and graph only
     // drop-padding MoE experts ("moe cuda graph is only supported with drop-padding MoE"), while
-    // pplan prices every layer's kernels without host cost.
-    if (p.recompute == Recompute::kFull &&
+    // pplan prices every layer's kernels without host cost. A dropless MoE layer is captured
+    // whole only by the full-iteration graph (cuda_graph_impl "full_iteration", :1075), whose
+    // static shapes come from the flex dispatcher's per-rank token budget
+    // (moe_expert_rank_capacity_factor, :1019; token_dispatcher.py:1486): a MoE plan runs that
+    // graph, which also takes full recompute and CPU offloading (:2800, :2857).
+    if (p.recompute == Recompute::kFull && !f.moe &&
         sink.add("megatron.cuda_graphs_full_recompute",
                  "Megatron's per-layer CUDA graphs do not support full recompute "
                  "(transformer_config.py): use recompute none or selective, or "
@@ -710,11 +715,13 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
                  "false")) {
       return true;
     }
-    if (f.moe &&
+    if (f.moe && s.training.moe_dispatcher != MoeDispatcher::kFlex &&
         sink.add("megatron.cuda_graphs_moe",
-                 "Megatron graphs a dropless MoE layer's attention and router but not its experts "
-                 "(transformer_config.py), while pplan prices the whole layer without host cost: "
-                 "set training.cuda_graphs false")) {
+                 "Megatron captures a dropless MoE layer's experts only in its full-iteration CUDA "
+                 "graph, whose static shapes need the flex dispatcher's per-rank token budget "
+                 "(transformer_config.py moe_expert_rank_capacity_factor); per-layer graphs leave "
+                 "the experts to the host, which pplan does not price under graphs: set "
+                 "training.moe_dispatcher \"flex\" or training.cuda_graphs false")) {
       return true;
     }
     // Megatron-FSDP runs under CUDA graphs in its graph-safe mode (Megatron-LM d98e8a64

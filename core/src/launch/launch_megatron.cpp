@@ -173,7 +173,17 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     e.flags.push_back({"--moe-grouped-gemm", "", ""});
     const bool flex = scenario.training.moe_dispatcher == MoeDispatcher::kFlex;
     e.flags.push_back({"--moe-token-dispatcher-type", flex ? "flex" : "alltoall", ""});
-    if (flex) e.flags.push_back({"--moe-flex-dispatcher-backend", "deepep", "one network send per node (DeepEP)"});
+    if (flex && scenario.training.cuda_graphs) {
+      // The full-iteration graph (below) needs static shapes: HybridEP with a per-rank token
+      // budget (Megatron-LM d98e8a64 transformer_config.py:1019), 1.5x a balanced share as
+      // NVIDIA's recipes set it (Megatron-Bridge 067f987df perf_recipes/deepseek/common.py).
+      e.flags.push_back({"--moe-flex-dispatcher-backend", "hybridep", "one network send per node (HybridEP)"});
+      e.flags.push_back({"--moe-expert-rank-capacity-factor", "1.5",
+                         "per-rank token budget the graph's static shapes need; HybridEP drops tokens beyond it: "
+                         "raise it for unbalanced routing"});
+    } else if (flex) {
+      e.flags.push_back({"--moe-flex-dispatcher-backend", "deepep", "one network send per node (DeepEP)"});
+    }
     if (moe.groups > 0) {
       e.flags.push_back({"--moe-router-num-groups", num(moe.groups), ""});
       e.flags.push_back({"--moe-router-group-topk", num(moe.group_top_k), "group-limited routing"});
@@ -324,8 +334,13 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
   }
   if (f.cuda_graphs) {
     // Megatron's per-layer graphs (--cuda-graph-impl local, the successor of --enable-cuda-graph
-    // that NeMo's performance scripts set), which need Transformer Engine's RNG tracker.
-    t.flags.push_back({"--cuda-graph-impl", "local", "layers replayed from CUDA graphs"});
+    // that NeMo's performance scripts set), which need Transformer Engine's RNG tracker; a MoE
+    // model's experts are captured only by the full-iteration graph (framework/rules.cpp).
+    if (f.moe) {
+      t.flags.push_back({"--cuda-graph-impl", "full_iteration", "forward and backward replayed from one CUDA graph"});
+    } else {
+      t.flags.push_back({"--cuda-graph-impl", "local", "layers replayed from CUDA graphs"});
+    }
     t.flags.push_back({"--te-rng-tracker", "", "required by CUDA graphs"});
   }
   t.flags.push_back({"--lr", "1.5e-4", "hyperparameter: typical value, tune"});

@@ -154,7 +154,14 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     const bool flex = scenario.training.moe_dispatcher == MoeDispatcher::kFlex;
     set("model.config.moe_token_dispatcher_type", flex ? "\"flex\"" : "\"alltoall\"",
         flex ? "DeepEP, as priced" : "the all-to-all pplan prices");
-    if (flex) set("model.config.moe_flex_dispatcher_backend", "\"deepep\"");
+    if (flex && scenario.training.cuda_graphs) {
+      // As the Megatron launch: the full-iteration graph's static shapes (HybridEP, a budget).
+      set("model.config.moe_flex_dispatcher_backend", "\"hybridep\"");
+      set("model.config.moe_expert_rank_capacity_factor", "1.5",
+          "per-rank token budget the graph needs; HybridEP drops tokens beyond it");
+    } else if (flex) {
+      set("model.config.moe_flex_dispatcher_backend", "\"deepep\"");
+    }
     set("model.config.moe_router_num_groups", moe.groups > 0 ? num(moe.groups) : "None");
     set("model.config.moe_router_group_topk", moe.groups > 0 ? num(moe.group_top_k) : "None");
     set("model.config.overlap_moe_expert_parallel_comm", py_bool(scenario.training.overlap_moe_expert_parallel_comm));
@@ -243,7 +250,11 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   }
   if (f.cuda_graphs) {
     // As NeMo 8cfedd72 scripts/performance/helpers.py set_cuda_graph_configs.
-    set("model.config.enable_cuda_graph", "True", "per-layer CUDA graphs, as priced");
+    if (f.moe) {
+      set("model.config.cuda_graph_impl", "\"full_iteration\"", "one graph for forward and backward, as priced");
+    } else {
+      set("model.config.enable_cuda_graph", "True", "per-layer CUDA graphs, as priced");
+    }
     set("trainer.strategy.use_te_rng_tracker", "True", "required by CUDA graphs");
   }
 
