@@ -186,6 +186,19 @@ json gpu_override_scenario(const json& gpu, const std::string& precision = "fp8"
 
 // 4. Impossible figures: fp8_tflops 0.5 under H100's 989.4 BF16 gave MFU 1.025; two memory
 // figures that disagree were accepted.
+TEST(Hardening, Fp8AttentionNeedsAnFp8PlanAndAFusedKernel) {
+  json s = gpu_override_scenario({{"preset", "h100-sxm"}}, "bf16");
+  s["training"]["fp8_dot_product_attention"] = true;
+  json e = error_of({{"command", "evaluate"}, {"scenario", s}});
+  EXPECT_EQ(e["code"], "input.inconsistent");
+  EXPECT_EQ(e["path"], "/training/fp8_dot_product_attention");
+  s["training"]["precision"] = "fp8";
+  s["training"]["flash_attention"] = false;
+  e = error_of({{"command", "evaluate"}, {"scenario", s}});
+  EXPECT_EQ(e["code"], "input.inconsistent");
+  EXPECT_EQ(e["path"], "/training/fp8_dot_product_attention");
+}
+
 TEST(Hardening, GpuFiguresThatContradictEachOtherAreRefused) {
   json e = error_of({{"command", "evaluate"},
                      {"scenario", gpu_override_scenario({{"preset", "h100-sxm"}, {"fp8_tflops", 0.5}})}});

@@ -894,6 +894,26 @@ TEST(SwitchesLaunch, CudaGraphsRunWherePerLayerGraphsCan) {
   EXPECT_EQ(megatron_flag(text_of(moe_full, "megatron"), "--cuda-graph-impl"), "full_iteration");
 }
 
+TEST(SwitchesLaunch, Fp8AttentionIsNeMosSwitchAndNoMegatronFlag) {
+  // TransformerConfig.fp8_dot_product_attention (transformer_config.py:640) has no command-line
+  // flag (arguments.py:2333, "no CLI argument exists"); NeMo's MegatronMixedPrecision takes it.
+  json s = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1, "selective"));
+  s["training"]["fp8_dot_product_attention"] = true;
+  EXPECT_TRUE(refused_with(s, "megatron", "megatron.fp8_attention_no_flag"));
+  const std::string nemo = text_of(s, "nemo");
+  EXPECT_TRUE(contains(nemo, "recipe.trainer.plugins.fp8_dot_product_attention = True")) << nemo;
+  json ds = priced_for(s, "deepspeed");
+  ds["training"]["flash_attention"] = true;  // Megatron-DeepSpeed's default is off
+  EXPECT_TRUE(refused_with(ds, "deepspeed", "deepspeed.fp8_attention"));
+  json titan = priced_for(s, "torchtitan");
+  titan["training"]["fp8_recipe"] = "current";
+  EXPECT_TRUE(refused_with(titan, "torchtitan-toml", "torchtitan.fp8_attention"));
+  // Off: nothing refused, nothing written.
+  s["training"]["fp8_dot_product_attention"] = false;
+  EXPECT_FALSE(contains(text_of(s, "megatron"), "fp8_dot_product_attention"));
+  EXPECT_FALSE(contains(text_of(s, "nemo"), "fp8_dot_product_attention"));
+}
+
 TEST(SwitchesLaunch, PartialRecomputeIsMegatronsBlockMethod) {
   // ParallelConfig::recompute_layers N (specs.h): Megatron --recompute-method block
   // --recompute-num-layers N (megatron/core/recompute.py); 0 = uniform, 1 (every layer).

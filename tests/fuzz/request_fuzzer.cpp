@@ -258,6 +258,7 @@ json built_scenario(ByteReader& in) {
     s["parallel"]["schedule"] = kSchedules[in.byte() % 7];
     if (in.flag()) s["parallel"]["pp"] = in.count(64);
     if (in.flag()) s["training"]["activation_func_fp8_input_store"] = in.flag();
+    if (in.flag()) s["training"]["fp8_dot_product_attention"] = in.flag();
   }
   return s;
 }
@@ -948,7 +949,7 @@ std::string set_field_path(ByteReader& in) {
                                      "description", "schema_version", "zz"};
   static const char* const kKeys[] = {
       "tp", "pp", "dp", "cp", "ep", "etp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
-      "moe_dispatcher", "overlap_moe_expert_parallel_comm", "groups", "group_top_k", "recompute_modules", "schedule", "activation_func_fp8_input_store", "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
+      "moe_dispatcher", "overlap_moe_expert_parallel_comm", "groups", "group_top_k", "recompute_modules", "schedule", "activation_func_fp8_input_store", "fp8_dot_product_attention", "seq_len", "global_batch", "precision", "framework", "token_budget", "memory_headroom",
       "gpu", "gpus", "gpus_per_node", "nvlink_domain_gpus", "network", "rail_optimized",
       "oversubscription", "preset", "fp8_tflops", "bf16_tflops", "memory_gb", "memory_gib",
       "layers", "hidden", "heads", "kv_heads", "vocab", "moe", "experts", "mla", "name", "system"};

@@ -19,3 +19,15 @@ describe('launchFixes for FP8 parameters', () => {
     }
   });
 });
+
+describe('launchFixes for FP8 attention', () => {
+  it('offers NeMo where Megatron-LM has no flag, and BF16 attention everywhere', () => {
+    const [flag] = launchFixes([{ code: 'megatron.fp8_attention_no_flag' }], plan);
+    expect(flag.buttons.map((b) => b.format || b.patch)).toEqual(['nemo', { f8a: '' }]);
+    for (const code of ['torchtitan.fp8_attention', 'deepspeed.fp8_attention']) {
+      const [fix] = launchFixes([{ code }], plan);
+      expect(fix.text).toMatch(/does not run attention in FP8/);
+      expect(fix.buttons).toEqual([{ id: 'fix-f8a', label: 'Run attention in BF16', patch: { f8a: '' } }]);
+    }
+  });
+});

@@ -186,7 +186,7 @@ describe('corrupt, hostile and foreign links fall back to defaults with a warnin
   it('every scenario key is in the readable format', () => {
     expect(SCENARIO_KEYS).toEqual(['model', 'gpu', 'gpus', 'gpn', 'seq', 'gbs', 'prec', 'tp', 'pp', 'dp', 'cp', 'ep', 'etp', 'vpp', 'mbs', 'sp', 'rc', 'zero', 'rcl', 'rcm', 'fsl', 'lsl',
       'tokens', 'storage', 'failrate', 'restart', 'nvd', 'nics', 'nicg', 'rail', 'osub', 'fw', 'disp', 'epov',
-      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'f8p', 'sched', 'ofl']);
+      'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8r', 'osd', 'hr', 'f8s', 'f8p', 'f8a', 'sched', 'ofl']);
   });
 });
 
@@ -254,5 +254,17 @@ describe('FP8 parameters (f8p): a key added to v1 at the end', () => {
     expect(await encodeHash(state)).toBe(hash);
     expect(toScenario(state).training.fp8_param_gather).toBe(true);
     expect('fp8_param_gather' in toScenario({ ...state, f8p: '' }).training).toBe(false);
+  });
+});
+
+describe('FP8 attention (f8a): a key added to v1 at the end', () => {
+  it('reaches the scenario as training.fp8_dot_product_attention, and is left out when empty', async () => {
+    const hash = 'v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&prec=fp8&f8a=true';
+    const { state, warning } = await decodeHash(`#${hash}`);
+    expect(warning).toBeNull();
+    expect(state.f8a).toBe('true');
+    expect(await encodeHash(state)).toBe(hash);
+    expect(toScenario(state).training.fp8_dot_product_attention).toBe(true);
+    expect('fp8_dot_product_attention' in toScenario({ ...state, f8a: '' }).training).toBe(false);
   });
 });

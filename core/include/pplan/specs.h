@@ -281,6 +281,11 @@ struct TrainingSpec {
   /// TransformerConfig.activation_func_fp8_input_store, transformer_config.py:227, set by NeMo's
   /// recipes; DeepSeek-AI 2024 §3.3.3 caches the SwiGLU input in FP8).
   bool activation_func_fp8_input_store = false;
+  /// Attention's two batched matmuls in FP8 (Transformer Engine's fp8_dpa; Megatron-Core
+  /// TransformerConfig.fp8_dot_product_attention, transformer_config.py:640, no command-line flag;
+  /// Megatron-Bridge's 2026 MoE recipes set it): the tensor-core part of the kernel at the FP8
+  /// rate, the softmax's exponentials as before (model/kernels.h flash_attention_forward_s).
+  bool fp8_dot_product_attention = false;
   /// FP8 parameters (Megatron --fp8-param-gather, Transformer Engine FP8 weight tensors): a
   /// layer's weight is kept only in FP8 (one byte and its transpose, no BF16 copy beside them)
   /// and the data-parallel all-gather moves one byte per parameter. Megatron-Bridge's FP8

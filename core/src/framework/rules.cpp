@@ -57,6 +57,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.cuda_graphs = t.cuda_graphs;
   f.activation_fp8_store = t.activation_func_fp8_input_store;
   f.fp8_params = f.fp8 && t.fp8_param_gather;
+  f.fp8_attention = f.fp8 && t.fp8_dot_product_attention;
   f.flash_attention = t.flash_attention;
   f.fp8_recipe = t.fp8_recipe;
   f.recompute_layers = p.recompute == Recompute::kFull ? p.recompute_layers : 0;
@@ -373,6 +374,9 @@ constexpr ProblemSource kProblemSources[] = {
     {"torchtitan.schedule_unsupported", "torchtitan b5bcd76c torchtitan/distributed/pipeline_parallel.py:252"},
     {"megatron.activation_fp8_store_no_flag", "Megatron-LM d98e8a64 megatron/training/arguments.py:2329"},
     {"torchtitan.activation_fp8_store", "pplan: torchtitan b5bcd76c has no FP8 storage of an activation's input (its Float8 converters quantise linear layers only)"},
+    {"megatron.fp8_attention_no_flag", "Megatron-LM d98e8a64 megatron/training/arguments.py:2333"},
+    {"torchtitan.fp8_attention", "pplan: torchtitan b5bcd76c has no FP8 attention (its Float8 converters quantise linear layers only)"},
+    {"deepspeed.fp8_attention", "pplan: Megatron-DeepSpeed 4efb479d has no FP8 attention switch"},
     {"deepspeed.activation_fp8_store", "pplan: Megatron-DeepSpeed 4efb479d has no --activation-func-fp8-input-store (its SwiGLU is eager PyTorch)"},
     {"deepspeed.schedule_unsupported", "DeepSpeed edaa7221 deepspeed/runtime/pipe/engine.py:389"},
 };
@@ -940,6 +944,12 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                "torchtitan does not do: set training.activation_func_fp8_input_store false")) {
     return true;
   }
+  if (f.fp8_attention &&
+      sink.add("torchtitan.fp8_attention",
+               "the plan runs attention in FP8 (Transformer Engine's fp8_dpa), which torchtitan does not do: "
+               "set training.fp8_dot_product_attention false")) {
+    return true;
+  }
   // b5bcd76c Float8LinearConverter recipe_name "rowwise" (scales from the tensor itself, per
   // row); 238fa995's default recipe is tensorwise: both current scaling. torchao has no delayed
   // scaling, and pplan does not write the MX converters.
@@ -1214,6 +1224,12 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                "Megatron-DeepSpeed cannot: set training.activation_func_fp8_input_store false")) {
     return true;
   }
+  if (f.fp8_attention &&
+      sink.add("deepspeed.fp8_attention",
+               "the plan runs attention in FP8 (Transformer Engine's fp8_dpa), which Megatron-DeepSpeed "
+               "cannot: set training.fp8_dot_product_attention false")) {
+    return true;
+  }
   // docs/_pages/config-json.md: enable_cuda_graph captures inference token generation only.
   if (f.cuda_graphs &&
       sink.add("deepspeed.no_cuda_graphs",
@@ -1322,6 +1338,12 @@ void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p
                "field it lists under 'no CLI argument exists'): launch with --format nemo, which sets it, or set "
                "training.activation_func_fp8_input_store false");
     }
+    if (framework == LaunchFramework::kMegatron && f.fp8_attention) {
+      sink.add("megatron.fp8_attention_no_flag",
+               "Megatron-LM has no command-line flag for fp8_dot_product_attention (a TransformerConfig "
+               "field it lists under 'no CLI argument exists'): launch with --format nemo, which sets it, or set "
+               "training.fp8_dot_product_attention false");
+    }
   }
 }
 
@@ -1404,6 +1426,9 @@ bool plan_independent_problem(std::string_view code) {
       "torchtitan.activation_fp8_store",          // a training switch
       "megatron.activation_fp8_store_no_flag",    // a training switch
       "deepspeed.activation_fp8_store",           // a training switch
+      "torchtitan.fp8_attention",                 // a training switch
+      "megatron.fp8_attention_no_flag",           // a training switch
+      "deepspeed.fp8_attention",                  // a training switch
       // A pinned schedule is priced as asked (DualPipe is DeepSeek's own framework's); the
       // search tries only the schedules the framework runs.
       "megatron.schedule_unsupported",

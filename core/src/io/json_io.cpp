@@ -1060,6 +1060,19 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.activation_func_fp8_input_store =
         r.optional_boolean("activation_func_fp8_input_store").value_or(t.activation_func_fp8_input_store);
     t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
+    t.fp8_dot_product_attention =
+        r.optional_boolean("fp8_dot_product_attention").value_or(t.fp8_dot_product_attention);
+    if (t.fp8_dot_product_attention && t.precision != Precision::kFp8) {
+      throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
+                       r.child("fp8_dot_product_attention") + " runs attention in FP8, but training.precision is " +
+                           precision_name(t.precision) + ": set precision \"fp8\" or drop it");
+    }
+    if (t.fp8_dot_product_attention && !t.flash_attention) {
+      throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
+                       r.child("fp8_dot_product_attention") +
+                           " is a fused attention kernel's, but training.flash_attention is false (as given, or as the "
+                           "framework's default)");
+    }
     if (t.fp8_param_gather && t.precision != Precision::kFp8) {
       throw InputError("input.inconsistent", r.child("fp8_param_gather"),
                        r.child("fp8_param_gather") + " keeps the weights in FP8, but training.precision is " +
@@ -1271,6 +1284,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
   if (t.precision == Precision::kFp8) {
     j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
     j["training"]["fp8_param_gather"] = t.fp8_param_gather;
+    j["training"]["fp8_dot_product_attention"] = t.fp8_dot_product_attention;
   }
   if (scenario.model.activation == Activation::kSwiglu) {
     j["training"]["activation_func_fp8_input_store"] = t.activation_func_fp8_input_store;

@@ -289,6 +289,9 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   if (f.fp8) {
     // As priced (memory.h): FP8 parameters gathered in FP8, or bf16 weights beside Transformer
     // Engine's FP8 copies; no reuse of the gradient buffer for the MXFP8 gather either way.
+    if (f.fp8_attention) {
+      set("trainer.plugins.fp8_dot_product_attention", "True", "attention's matmuls in FP8, as priced");
+    }
     set("trainer.plugins.fp8_param_gather", py_bool(f.fp8_params),
         f.fp8_params ? "FP8 weights, gathered in FP8, as priced" : "bf16 weight all-gather, as priced");
     if (f.fp8_recipe == Fp8Recipe::kCurrent)

@@ -253,10 +253,11 @@ void set_attention_core(const LayerContext& c, LayerTimes& lt) {
     // Local (sliding-window, chunked) layers skip the keys outside their window: the kernel runs
     // the layers' mean key count (architecture.h attention_keys_per_query).
     const double keys = attention_keys_per_query(c.scenario.model, c.s_full);
+    const bool fp8 = c.fp8 && c.scenario.training.fp8_dot_product_attention;
     lt.attention_forward_s = flash_attention_forward_s(c.tokens, keys, heads_local, c.dims.qk_head_dim,
-                                                       c.dims.v_head_dim, true, c.device, parallel.cp);
+                                                       c.dims.v_head_dim, true, c.device, parallel.cp, fp8);
     lt.attention_backward_s = flash_attention_backward_s(c.tokens, keys, heads_local, c.dims.qk_head_dim,
-                                                         c.dims.v_head_dim, true, c.device, parallel.cp);
+                                                         c.dims.v_head_dim, true, c.device, parallel.cp, fp8);
     return;
   }
   // The unfused path materialises the whole masked score matrix, local layers included.

@@ -167,19 +167,20 @@ static double flash_rate(double keys, double qk_dim, const Device& device) {
                       head_dim_factor);
 }
 
-/// Attention time on this GPU over the time the architecture's measured curve gives, which holds
-/// the reference GPU's softmax cost. Per score element a kernel spends `mma_flops_per_score` /
-/// (MMA FLOPs per clock per SM) clocks on the tensor cores and one exponential at the SFUs'
-/// rate (the forward computes it, the backward recomputes it once); `softmax_exp_exposed` of
-/// the exponentials' time is not hidden behind the MMAs. 1 on the reference GPU's SFUs.
-static double softmax_exp_factor(double mma_flops_per_score, const Device& device) {
+/// Attention time over the time the architecture's measured (BF16) curve gives, which holds
+/// the reference GPU's softmax cost. Per score element a kernel spends a = MMA FLOPs / (MMA FLOPs
+/// per clock per SM) on the tensor cores and exposes softmax_exp_exposed of one exponential's
+/// b = 1 / (exponentials per clock per SM) (the forward computes it, the backward recomputes it
+/// once): time ∝ a + k·b. FP8 attention runs a at the GPU's FP8/BF16 rate ratio; faster SFUs
+/// shrink b. 1 for BF16 on the reference GPU's SFUs.
+static double attention_clock_factor(double mma_flops_per_score, bool fp8, const Device& device) {
   const double reference = device.arch.softmax_exp_per_clock_per_sm;
   const double rate = device.gpu.softmax_exp_per_clock_per_sm > 0 ? device.gpu.softmax_exp_per_clock_per_sm : reference;
-  if (rate == reference || reference <= 0) return 1.0;
+  const double fp8_speedup = fp8 && device.gpu.fp8_flops_per_s > 0 ? device.gpu.fp8_flops_per_s / device.gpu.bf16_flops_per_s : 1.0;
+  if ((rate == reference && fp8_speedup == 1.0) || reference <= 0) return 1.0;
   const double mma_clocks = mma_flops_per_score / device.arch.mma_bf16_flops_per_clock_per_sm;
-  const double exp_clocks = 1.0 / reference;
-  const double exposed = device.calibration.softmax_exp_exposed * exp_clocks / (mma_clocks + exp_clocks);
-  return 1.0 - exposed + exposed * reference / rate;
+  const double k = device.calibration.softmax_exp_exposed;
+  return (mma_clocks / fp8_speedup + k / rate) / (mma_clocks + k / reference);
 }
 
 /// Forward seconds at the architecture's measured curve, before the SFU factor.
@@ -191,9 +192,9 @@ static double flash_forward_curve_s(double queries, double keys, double heads, d
 }
 
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
-                                 double v_dim, bool causal, const Device& device, int chunks) {
+                                 double v_dim, bool causal, const Device& device, int chunks, bool fp8) {
   return flash_forward_curve_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) *
-         softmax_exp_factor(2.0 * (qk_dim + v_dim), device);
+         attention_clock_factor(2.0 * (qk_dim + v_dim), fp8, device);
 }
 
 double ssd_scan_forward_s(double tokens, double heads, double head_dim, double state, double chunk,
@@ -209,9 +210,9 @@ double ssd_scan_backward_s(double tokens, double heads, double head_dim, double 
 }
 
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
-                                  double v_dim, bool causal, const Device& device, int chunks) {
+                                  double v_dim, bool causal, const Device& device, int chunks, bool fp8) {
   return 2.5 * flash_forward_curve_s(queries, keys, heads, qk_dim, v_dim, causal, device, chunks) /
-         device.arch.attention_backward_ratio * softmax_exp_factor(2.5 * 2.0 * (qk_dim + v_dim), device);
+         device.arch.attention_backward_ratio * attention_clock_factor(2.5 * 2.0 * (qk_dim + v_dim), fp8, device);
 }
 
 double stream_s(double bytes, const Device& device) {

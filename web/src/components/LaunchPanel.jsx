@@ -68,6 +68,22 @@ export function launchFixes(problems, plan) {
       buttons: [{ id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
     });
   }
+  if (codes.has('megatron.fp8_attention_no_flag')) {
+    out.push({
+      id: 'f8a-flag',
+      text: 'Megatron-LM has no command-line flag for FP8 attention; NeMo\'s recipe sets it.',
+      buttons: [{ id: 'fix-nemo', label: 'Launch with NeMo', format: 'nemo' },
+        { id: 'fix-f8a', label: 'Run attention in BF16', patch: { f8a: '' } }],
+    });
+  }
+  const fp8Attention = [...codes].find((c) => c === 'torchtitan.fp8_attention' || c === 'deepspeed.fp8_attention');
+  if (fp8Attention) {
+    out.push({
+      id: 'f8a',
+      text: `${FRAMEWORK_OF_CODE[fp8Attention.split('.')[0]]} does not run attention in FP8.`,
+      buttons: [{ id: 'fix-f8a', label: 'Run attention in BF16', patch: { f8a: '' } }],
+    });
+  }
   const fp8Params = [...codes].find((c) => c === 'torchtitan.fp8_params' || c === 'deepspeed.fp8_params' || c === 'megatron.fp8_params_need_zero');
   if (fp8Params) {
     const needsZero = fp8Params === 'megatron.fp8_params_need_zero';

@@ -24,7 +24,7 @@ const SWITCHES = {
   osd: [['fp32', 'FP32 master and moments'], ['bf16', 'BF16 moments']],
 };
 /** The switches' section also holds these (its <details> opens when one of them is refused). */
-const SWITCH_SECTION_KEYS = [...Object.keys(SWITCHES), 'f8s', 'f8p', 'hr'];
+const SWITCH_SECTION_KEYS = [...Object.keys(SWITCHES), 'f8s', 'f8p', 'f8a', 'hr'];
 /** A select's options: empty (the default, said how), the values, and an unknown value as typed
  * (from a link or a file), so that the engine names it rather than the page dropping it. */
 const optionsWith = (defaultLabel, values, current) => [['', defaultLabel], ...values,
@@ -264,6 +264,10 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
                    options={optionsWith('default (off)', ON_OFF, state.f8p)}
                    onInput={(v) => onChange({ f8p: v }, PUSH)} error={err('f8p')}
                    hint="FP8 precision only: weights kept in FP8 (no bf16 copy) and gathered in FP8 (--fp8-param-gather; Megatron-Bridge's FP8 recipes)" />
+            <Field id="f-f8a" label={FIELD_LABELS.f8a} value={state.f8a || ''}
+                   options={optionsWith('default (off)', ON_OFF, state.f8a)}
+                   onInput={(v) => onChange({ f8a: v }, PUSH)} error={err('f8a')}
+                   hint="FP8 precision only: attention's matmuls at the FP8 rate (Transformer Engine fp8_dpa; NeMo sets it, Megatron-LM has no flag)" />
             <Field id="f-hr" label={FIELD_LABELS.hr} value={state.hr || ''} inputMode="decimal" kind="decimal" placeholder="0.10 (default)"
                    onInput={(v) => onChange({ hr: v })} error={err('hr')} hint="share of HBM the search keeps free" />
           </div>

@@ -39,6 +39,7 @@ export const FIELD_LABELS = {
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',
   osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8', f8p: 'FP8 weights (FP8 parameter gather)',
+  f8a: 'Attention in FP8',
 };
 
 /** Pipeline schedules (parallel.schedule) by their short names, as plans and launch lines say them. */

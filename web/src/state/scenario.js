@@ -22,7 +22,7 @@ export const withDefault = (state, key) => (state[key] === '' || state[key] === 
 /** How each numeric field reads human input (quantity.js): binary counts, decimal tokens, plain. */
 export const FIELD_KINDS = { tokens: 'tokens', storage: 'decimal', failrate: 'decimal', restart: 'decimal', nicg: 'decimal', osub: 'decimal', hr: 'decimal' };
 /** Fields that are true or false in the scenario (the form's select says 'true' or 'false'). */
-export const BOOLEAN_KEYS = new Set(['rail', 'epov', 'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8s', 'f8p']);
+export const BOOLEAN_KEYS = new Set(['rail', 'epov', 'fa', 'ogr', 'opg', 'tpo', 'gr32', 'cg', 'f8s', 'f8p', 'f8a']);
 export const kindOf = (key) => FIELD_KINDS[key] || (key.startsWith('gpu.') ? 'decimal' : 'count');
 
 /** Scenario paths of the flat state keys. */

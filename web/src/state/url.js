@@ -46,6 +46,8 @@ export const TRAINING_FIELDS = {
   f8s: ['training', 'activation_func_fp8_input_store'],
   // FP8 weights gathered in FP8 (Megatron --fp8-param-gather; appended after v1, as f8s): empty is off.
   f8p: ['training', 'fp8_param_gather'],
+  // Attention's matmuls in FP8 (TransformerConfig.fp8_dot_product_attention; appended, as f8s).
+  f8a: ['training', 'fp8_dot_product_attention'],
 };
 /** Every optional field with a key of its own: key -> path in the scenario. */
 export const EXTRA_FIELDS = { ...REPORT_FIELDS, ...TOPOLOGY_FIELDS, ...TRAINING_FIELDS };
@@ -76,7 +78,7 @@ export const DEFAULT_STATE = Object.freeze({
   tp: '8', pp: '8', dp: '', cp: '1', ep: '1', etp: '', vpp: '1', mbs: '1', sp: 'true', rc: 'selective', zero: '0',
   tokens: '', storage: '', failrate: '', restart: '', nvd: '', nics: '', nicg: '', rail: '', osub: '', fw: '', disp: '', epov: '',
   fa: '', ogr: '', opg: '', tpo: '', gr32: '', cg: '', f8r: '', osd: '', hr: '', rcl: '', rcm: '', fsl: '', lsl: '',
-  f8s: '', f8p: '', sched: '', ofl: '', x: null, ...UI_DEFAULTS,
+  f8s: '', f8p: '', f8a: '', sched: '', ofl: '', x: null, ...UI_DEFAULTS,
 });
 
 /** A state with every scenario field empty (what a readable link starts from). */

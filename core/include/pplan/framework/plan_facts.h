@@ -53,6 +53,7 @@ struct LaunchFacts {
   bool cuda_graphs = false;
   bool activation_fp8_store = false;  ///< training.activation_func_fp8_input_store (SwiGLU)
   bool fp8_params = false;            ///< training.fp8_param_gather, on an FP8 plan
+  bool fp8_attention = false;         ///< training.fp8_dot_product_attention, on an FP8 plan
   bool flash_attention = true;
   Fp8Recipe fp8_recipe = Fp8Recipe::kDelayed;
   int recompute_layers = 0;  ///< > 0: full recompute of that many layers per model chunk

@@ -81,7 +81,8 @@ LaunchFramework launch_framework_of(Framework framework);
  * deepspeed.no_param_gather_overlap, deepspeed.zero0_fp32_grads,
  * deepspeed.partial_recompute_pipeline, deepspeed.no_tp_overlap, deepspeed.no_cuda_graphs;
  * megatron.schedule_unsupported, torchtitan.schedule_unsupported, deepspeed.schedule_unsupported,
- * torchtitan.activation_fp8_store, deepspeed.activation_fp8_store, megatron.activation_fp8_store_no_flag.
+ * torchtitan.activation_fp8_store, deepspeed.activation_fp8_store, megatron.activation_fp8_store_no_flag,
+ * torchtitan.fp8_attention, deepspeed.fp8_attention, megatron.fp8_attention_no_flag.
  */
 std::vector<LaunchProblem> framework_problems(LaunchFramework framework, const Scenario& scenario,
                                               const ParallelConfig& parallel);

@@ -87,14 +87,19 @@ double gemm_floor_s(double m, double n, double k, const Device& device, Precisio
  * head-dim factor = 1.25·d/(d + 32) (1 at d = 128, 0.83 at 64, 1.11 at 256). Sources: Shah et
  * al. 2024 (FlashAttention-3) Fig. 5–7 causal curves on H100 (292 → 616 TFLOP/s from 512 to
  * 16K tokens at d = 128); Dao 2023 (FlashAttention-2) on A100.
- * The curve holds on the GPU it was measured on. A GPU whose SFUs run softmax's exponentials
- * faster (GpuSpec::softmax_exp_per_clock_per_sm; Blackwell Ultra doubles them) saves the exposed
- * share of their time: per score element, a = 2·(qk_dim + v_dim) / MMA FLOPs per clock per SM
- * and b = 1 / exponentials per clock per SM on the reference GPU; time × (1 − e + e·r) with
- * e = softmax_exp_exposed · b / (a + b) and r = reference rate / this GPU's (backward: 2.5·a).
+ * The curve is BF16 on the GPU it was measured on. Per score element a kernel spends
+ * a = 2·(qk_dim + v_dim) / (MMA FLOPs per clock per SM) clocks on the tensor cores (backward 2.5·a)
+ * and exposes k = softmax_exp_exposed of an exponential's b = 1 / (exponentials per clock per SM):
+ * time × (a/f + k·b) / (a + k·b_reference), where f is the FP8/BF16 tensor rate ratio when `fp8`
+ * (training.fp8_dot_product_attention) and 1 otherwise, and b is this GPU's (Blackwell Ultra
+ * doubles the SFUs' rate). k = 0.673 comes from NVIDIA's measured ~35% GB300-over-GB200 FP8
+ * attention forward on DeepSeek-V3 (MLA); it then gives FP8 over BF16 on H100 at d = 128 as
+ * (0.125 + 0.042) / (0.0625 + 0.042) = 1.60x, where FlashAttention-3 measured 1.2 PFLOP/s against
+ * 740 TFLOP/s (1.62x; Shah et al. 2024 §4).
  */
 double flash_attention_forward_s(double queries, double keys, double heads, double qk_dim,
-                                 double v_dim, bool causal, const Device& device, int chunks = 1);
+                                 double v_dim, bool causal, const Device& device, int chunks = 1,
+                                 bool fp8 = false);
 
 /// Backward of the same: 2.5× the forward FLOPs (dQ, dK, dV plus the recomputed scores; Dao
 /// 2023 §3.2) at attention_backward_ratio of the forward rate.
@@ -113,7 +118,8 @@ double ssd_scan_backward_s(double tokens, double heads, double head_dim, double 
                            const Device& device);
 
 double flash_attention_backward_s(double queries, double keys, double heads, double qk_dim,
-                                  double v_dim, bool causal, const Device& device, int chunks = 1);
+                                  double v_dim, bool causal, const Device& device, int chunks = 1,
+                                  bool fp8 = false);
 
 /// Seconds to stream `bytes` through HBM at the measured share of its bandwidth.
 double stream_s(double bytes, const Device& device);
