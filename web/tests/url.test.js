@@ -245,26 +245,17 @@ describe('the pipeline schedule (sched) and the FP8 SwiGLU input (f8s): keys add
   });
 });
 
-describe('FP8 parameters (f8p): a key added to v1 at the end', () => {
-  it('reaches the scenario as training.fp8_param_gather, and is left out when empty', async () => {
-    const hash = 'v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&prec=fp8&f8p=true';
+describe.each([
+  ['f8p', 'fp8_param_gather'],
+  ['f8a', 'fp8_dot_product_attention'],
+])('an FP8 switch added to v1 at the end (%s)', (key, field) => {
+  it(`reaches the scenario as training.${field}, and is left out when empty`, async () => {
+    const hash = `v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&prec=fp8&${key}=true`;
     const { state, warning } = await decodeHash(`#${hash}`);
     expect(warning).toBeNull();
-    expect(state.f8p).toBe('true');
+    expect(state[key]).toBe('true');
     expect(await encodeHash(state)).toBe(hash);
-    expect(toScenario(state).training.fp8_param_gather).toBe(true);
-    expect('fp8_param_gather' in toScenario({ ...state, f8p: '' }).training).toBe(false);
-  });
-});
-
-describe('FP8 attention (f8a): a key added to v1 at the end', () => {
-  it('reaches the scenario as training.fp8_dot_product_attention, and is left out when empty', async () => {
-    const hash = 'v=1&model=llama3-70b&gpu=h100-sxm&gpus=64&prec=fp8&f8a=true';
-    const { state, warning } = await decodeHash(`#${hash}`);
-    expect(warning).toBeNull();
-    expect(state.f8a).toBe('true');
-    expect(await encodeHash(state)).toBe(hash);
-    expect(toScenario(state).training.fp8_dot_product_attention).toBe(true);
-    expect('fp8_dot_product_attention' in toScenario({ ...state, f8a: '' }).training).toBe(false);
+    expect(toScenario(state).training[field]).toBe(true);
+    expect(field in toScenario({ ...state, [key]: '' }).training).toBe(false);
   });
 });

@@ -721,15 +721,44 @@ bool megatron_core_rules(const Scenario& s, const LaunchFacts& f, ProblemSink& s
     }
     if (f.moe && s.training.moe_dispatcher != MoeDispatcher::kFlex &&
         sink.add("megatron.cuda_graphs_moe",
-                 "Megatron captures a dropless MoE layer's experts only in its full-iteration CUDA "
-                 "graph, whose static shapes need the flex dispatcher's per-rank token budget "
-                 "(transformer_config.py moe_expert_rank_capacity_factor); per-layer graphs leave "
-                 "the experts to the host, which pplan does not price under graphs: set "
+                 "Megatron graphs a dropless MoE layer's experts only in its full-iteration graph, "
+                 "which needs the flex dispatcher (transformer_config.py): set "
                  "training.moe_dispatcher \"flex\" or training.cuda_graphs false")) {
       return true;
     }
     // Megatron-FSDP runs under CUDA graphs in its graph-safe mode (Megatron-LM d98e8a64
     // megatron/training/training.py: megatron_fsdp_cuda_graph_mode), so ZeRO-2/3 are allowed.
+  }
+  return false;
+}
+
+/// Training switches priced as Megatron-Core's TransformerConfig runs them that other launches
+/// cannot write: torchtitan and Megatron-DeepSpeed have no such switch, and Megatron-LM's command
+/// line no flag (NeMo's recipes set the field).
+struct TrainingSwitch {
+  bool LaunchFacts::*on;
+  const char* field;  ///< the scenario's training.<field>
+  const char* what;   ///< what the plan does with it
+  const char* torchtitan_code;
+  const char* deepspeed_code;
+  const char* megatron_code;
+};
+constexpr TrainingSwitch kTrainingSwitches[] = {
+    {&LaunchFacts::activation_fp8_store, "activation_func_fp8_input_store", "keeps SwiGLU's input in FP8",
+     "torchtitan.activation_fp8_store", "deepspeed.activation_fp8_store", "megatron.activation_fp8_store_no_flag"},
+    {&LaunchFacts::fp8_attention, "fp8_dot_product_attention", "runs attention in FP8 (Transformer Engine's fp8_dpa)",
+     "torchtitan.fp8_attention", "deepspeed.fp8_attention", "megatron.fp8_attention_no_flag"},
+};
+
+/// The first training switch the plan uses that `framework` lacks, as a problem.
+bool lacks_switch(const LaunchFacts& f, const char* const TrainingSwitch::*code, const char* framework,
+                  ProblemSink& sink) {
+  for (const TrainingSwitch& t : kTrainingSwitches) {
+    if (f.*t.on && sink.add(t.*code, "{s}", {},
+                            std::string("the plan ") + t.what + ", which " + framework + " cannot: set training." +
+                                t.field + " false")) {
+      return true;
+    }
   }
   return false;
 }
@@ -938,18 +967,7 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
                "training.fp8_param_gather false")) {
     return true;
   }
-  if (f.activation_fp8_store &&
-      sink.add("torchtitan.activation_fp8_store",
-               "the plan keeps SwiGLU's input in FP8 (Megatron's --activation-func-fp8-input-store), which "
-               "torchtitan does not do: set training.activation_func_fp8_input_store false")) {
-    return true;
-  }
-  if (f.fp8_attention &&
-      sink.add("torchtitan.fp8_attention",
-               "the plan runs attention in FP8 (Transformer Engine's fp8_dpa), which torchtitan does not do: "
-               "set training.fp8_dot_product_attention false")) {
-    return true;
-  }
+  if (lacks_switch(f, &TrainingSwitch::torchtitan_code, "torchtitan", sink)) return true;
   // b5bcd76c Float8LinearConverter recipe_name "rowwise" (scales from the tensor itself, per
   // row); 238fa995's default recipe is tensorwise: both current scaling. torchao has no delayed
   // scaling, and pplan does not write the MX converters.
@@ -1218,18 +1236,7 @@ bool deepspeed_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& 
                "Megatron-DeepSpeed cannot: set training.fp8_param_gather false")) {
     return true;
   }
-  if (f.activation_fp8_store &&
-      sink.add("deepspeed.activation_fp8_store",
-               "the plan keeps SwiGLU's input in FP8 (Megatron's --activation-func-fp8-input-store), which "
-               "Megatron-DeepSpeed cannot: set training.activation_func_fp8_input_store false")) {
-    return true;
-  }
-  if (f.fp8_attention &&
-      sink.add("deepspeed.fp8_attention",
-               "the plan runs attention in FP8 (Transformer Engine's fp8_dpa), which Megatron-DeepSpeed "
-               "cannot: set training.fp8_dot_product_attention false")) {
-    return true;
-  }
+  if (lacks_switch(f, &TrainingSwitch::deepspeed_code, "Megatron-DeepSpeed", sink)) return true;
   // docs/_pages/config-json.md: enable_cuda_graph captures inference token generation only.
   if (f.cuda_graphs &&
       sink.add("deepspeed.no_cuda_graphs",
@@ -1332,17 +1339,15 @@ void check(LaunchFramework framework, const Scenario& s, const ParallelConfig& p
   } else if (!framework_rule(framework, "megatron.priced_for_another_framework", s, sink)) {
     if (megatron_core_rules(s, f, sink)) return;
     // A TransformerConfig field without a command-line flag: NeMo's recipes set it, pretrain_gpt.py cannot.
-    if (framework == LaunchFramework::kMegatron && f.activation_fp8_store) {
-      sink.add("megatron.activation_fp8_store_no_flag",
-               "Megatron-LM has no command-line flag for activation_func_fp8_input_store (a TransformerConfig "
-               "field it lists under 'no CLI argument exists'): launch with --format nemo, which sets it, or set "
-               "training.activation_func_fp8_input_store false");
-    }
-    if (framework == LaunchFramework::kMegatron && f.fp8_attention) {
-      sink.add("megatron.fp8_attention_no_flag",
-               "Megatron-LM has no command-line flag for fp8_dot_product_attention (a TransformerConfig "
-               "field it lists under 'no CLI argument exists'): launch with --format nemo, which sets it, or set "
-               "training.fp8_dot_product_attention false");
+    if (framework == LaunchFramework::kMegatron) {
+      for (const TrainingSwitch& t : kTrainingSwitches) {
+        if (f.*t.on) {
+          sink.add(t.megatron_code,
+                   "Megatron-LM has no command-line flag for training.{s} (a TransformerConfig field it lists "
+                   "under 'no CLI argument exists'): launch with --format nemo, which sets it, or set it false",
+                   {}, t.field);
+        }
+      }
     }
   }
 }

@@ -1062,16 +1062,10 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
     t.fp8_dot_product_attention =
         r.optional_boolean("fp8_dot_product_attention").value_or(t.fp8_dot_product_attention);
-    if (t.fp8_dot_product_attention && t.precision != Precision::kFp8) {
-      throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
-                       r.child("fp8_dot_product_attention") + " runs attention in FP8, but training.precision is " +
-                           precision_name(t.precision) + ": set precision \"fp8\" or drop it");
-    }
-    if (t.fp8_dot_product_attention && !t.flash_attention) {
+    if (t.fp8_dot_product_attention && (t.precision != Precision::kFp8 || !t.flash_attention)) {
       throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
                        r.child("fp8_dot_product_attention") +
-                           " is a fused attention kernel's, but training.flash_attention is false (as given, or as the "
-                           "framework's default)");
+                           " needs precision \"fp8\" and flash_attention true (given or the framework's default)");
     }
     if (t.fp8_param_gather && t.precision != Precision::kFp8) {
       throw InputError("input.inconsistent", r.child("fp8_param_gather"),

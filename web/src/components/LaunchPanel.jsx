@@ -25,8 +25,6 @@ const frameworkOf = (format) => FRAMEWORK_OF_FORMAT[format] || ['megatron-core',
 
 /** The framework a refusal code speaks for, by its prefix (framework/rules.cpp). */
 const FRAMEWORK_OF_CODE = { megatron: 'Megatron-Core', torchtitan: 'torchtitan', deepspeed: 'DeepSpeed' };
-/** The FP8 SwiGLU input off: its default (left out, so it holds for any model). */
-const SWITCH_OFF = { f8s: '' };
 
 /**
  * The one-click fixes of a launch's refusals (the engine's codes; launch never dead-ends): each
@@ -52,37 +50,17 @@ export function launchFixes(problems, plan) {
       buttons: [{ id: 'fix-schedule', label: `Price this plan with ${scheduleName(to)}`, patch }],
     });
   }
-  if (codes.has('megatron.activation_fp8_store_no_flag')) {
-    out.push({
-      id: 'f8s-flag',
-      text: "Megatron-LM has no command-line flag to keep SwiGLU's input in FP8; NeMo's recipe sets it.",
-      buttons: [{ id: 'fix-nemo', label: 'Launch with NeMo', format: 'nemo' },
-        { id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
-    });
-  }
-  const store = [...codes].find((c) => c === 'torchtitan.activation_fp8_store' || c === 'deepspeed.activation_fp8_store');
-  if (store) {
-    out.push({
-      id: 'f8s',
-      text: `${FRAMEWORK_OF_CODE[store.split('.')[0]]} does not keep SwiGLU's input in FP8.`,
-      buttons: [{ id: 'fix-f8s', label: 'Turn the FP8 SwiGLU input off', patch: { ...SWITCH_OFF } }],
-    });
-  }
-  if (codes.has('megatron.fp8_attention_no_flag')) {
-    out.push({
-      id: 'f8a-flag',
-      text: 'Megatron-LM has no command-line flag for FP8 attention; NeMo\'s recipe sets it.',
-      buttons: [{ id: 'fix-nemo', label: 'Launch with NeMo', format: 'nemo' },
-        { id: 'fix-f8a', label: 'Run attention in BF16', patch: { f8a: '' } }],
-    });
-  }
-  const fp8Attention = [...codes].find((c) => c === 'torchtitan.fp8_attention' || c === 'deepspeed.fp8_attention');
-  if (fp8Attention) {
-    out.push({
-      id: 'f8a',
-      text: `${FRAMEWORK_OF_CODE[fp8Attention.split('.')[0]]} does not run attention in FP8.`,
-      buttons: [{ id: 'fix-f8a', label: 'Run attention in BF16', patch: { f8a: '' } }],
-    });
+  // Training switches Megatron-LM has no flag for (NeMo sets them) or a framework lacks.
+  for (const [key, rule, what, off] of [
+    ['f8s', 'activation_fp8_store', "keep SwiGLU's input in FP8", 'Turn the FP8 SwiGLU input off'],
+    ['f8a', 'fp8_attention', 'run attention in FP8', 'Run attention in BF16']]) {
+    const fix = { id: `fix-${key}`, label: off, patch: { [key]: '' } };
+    if (codes.has(`megatron.${rule}_no_flag`)) {
+      out.push({ id: `${key}-flag`, text: `Megatron-LM has no command-line flag to ${what}; NeMo's recipe sets it.`,
+        buttons: [{ id: 'fix-nemo', label: 'Launch with NeMo', format: 'nemo' }, fix] });
+    }
+    const lacks = ['torchtitan', 'deepspeed'].find((f) => codes.has(`${f}.${rule}`));
+    if (lacks) out.push({ id: key, text: `${FRAMEWORK_OF_CODE[lacks]} does not ${what}.`, buttons: [fix] });
   }
   const fp8Params = [...codes].find((c) => c === 'torchtitan.fp8_params' || c === 'deepspeed.fp8_params' || c === 'megatron.fp8_params_need_zero');
   if (fp8Params) {

@@ -267,7 +267,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
             <Field id="f-f8a" label={FIELD_LABELS.f8a} value={state.f8a || ''}
                    options={optionsWith('default (off)', ON_OFF, state.f8a)}
                    onInput={(v) => onChange({ f8a: v }, PUSH)} error={err('f8a')}
-                   hint="FP8 precision only: attention's matmuls at the FP8 rate (Transformer Engine fp8_dpa; NeMo sets it, Megatron-LM has no flag)" />
+                   hint="FP8 only: attention at the FP8 rate (NeMo sets it; Megatron-LM has no flag)" />
             <Field id="f-hr" label={FIELD_LABELS.hr} value={state.hr || ''} inputMode="decimal" kind="decimal" placeholder="0.10 (default)"
                    onInput={(v) => onChange({ hr: v })} error={err('hr')} hint="share of HBM the search keeps free" />
           </div>
