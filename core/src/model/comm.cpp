@@ -6,6 +6,16 @@
 
 namespace pplan {
 
+static double micro_batch_tokens(const Scenario& scenario, const ParallelConfig& parallel) {
+  return double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+}
+
+double expert_dispatch_bytes(const Scenario& scenario, const ParallelConfig& parallel) {
+  const ModelSpec& model = scenario.model;
+  if (!model.moe.has_value() || model.moe->experts <= 0) return 0.0;
+  return micro_batch_tokens(scenario, parallel) * model.moe->top_k * double(model.hidden) * 2.0 / parallel.tp;
+}
+
 MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel) {
   const ModelSpec& model = scenario.model;
   const double t = parallel.tp;
@@ -18,11 +28,10 @@ MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& paral
     v_width = dims.heads * dims.v_head_dim;
   }
   MessageSizes m;
-  m.tokens = double(scenario.training.seq_len) / parallel.cp * parallel.micro_batch;
+  m.tokens = micro_batch_tokens(scenario, parallel);
   m.tp_bytes = m.tokens * h * 2.0;
   m.cp_kv_bytes = m.tokens * (k_width + v_width) / t * 2.0;
-  const bool moe = model.moe.has_value() && model.moe->experts > 0;
-  m.ep_bytes = moe ? m.tokens * model.moe->top_k * h * 2.0 / t : 0.0;
+  m.ep_bytes = expert_dispatch_bytes(scenario, parallel);
   m.pp_bytes = m.tokens * h * 2.0 / t;
   return m;
 }

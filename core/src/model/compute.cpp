@@ -553,7 +553,7 @@ double expert_dispatch_floor_s(const Scenario& scenario, const ParallelConfig& p
   // (No whole LayerContext: the search asks this for every expert layout.)
   const bool moe = is_moe_layer(scenario.model, layer_index);
   if (!moe || hides_expert_all_to_all(scenario.training, parallel, moe)) return 0.0;
-  return 2.0 * expert_dispatch_pass_s(scenario, parallel, message_sizes(scenario, parallel).ep_bytes);
+  return 2.0 * expert_dispatch_pass_s(scenario, parallel, expert_dispatch_bytes(scenario, parallel));
 }
 
 double expert_tiles_floor_s(const Scenario& scenario, const ParallelConfig& parallel, int layer_index,

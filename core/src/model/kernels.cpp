@@ -44,13 +44,18 @@ double tile_utilisation(double m, double n, double k, double tile_m, double tile
   return tile_share * tiles / (waves * sms);
 }
 
-/// (1 + r³)^(1/3) for r in [0, 1] by Newton's method: only +, ·, / so the wasm engine and the
-/// CLI agree to the last bit (std::cbrt and std::pow are not correctly rounded everywhere).
+/// (1 + r³)^(1/3) for r in [0, 1]: only +, ·, / so the wasm engine and the CLI agree to the last
+/// bit (std::cbrt and std::pow are not correctly rounded everywhere). Two Halley steps (cubic
+/// convergence, from 6% at worst to 1e-12) and a Newton step to the last bit: within 2e-16 of
+/// the cube root on [0, 1], with three divisions (the search calls this for every plan it times).
 double cube_root_one_plus_cube(double r) {
   const double target = 1.0 + r * r * r;
   double y = 1.0 + r * r * r / 3.0;
-  for (int i = 0; i < 6; ++i) y -= (y * y * y - target) / (3.0 * y * y);
-  return y;
+  for (int i = 0; i < 2; ++i) {
+    const double y3 = y * y * y;
+    y *= (y3 + 2.0 * target) / (2.0 * y3 + target);
+  }
+  return y - (y * y * y - target) / (3.0 * y * y);
 }
 
 }  // namespace

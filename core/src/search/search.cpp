@@ -298,12 +298,22 @@ struct LayerFloor {
   std::array<double, 3> dense_s{};  ///< by Recompute
   double moe_s = 0;
 };
-/// Per (tp, cp, micro_batch, sp): the dense layer's times, and the floor once the search asks
-/// for it (one map for both: each hash map the engine instantiates costs the page ~1 KB).
+/// The layers' activation parts at one expert TP and recompute kind (they read neither pp,
+/// dp nor ep: every grid of one (tp, cp) shares them).
+struct ActivationPartsEntry {
+  int etp = 0;  ///< expert_tp
+  Recompute recompute = Recompute::kNone;
+  LayerActivationParts parts;
+};
+/// Per (tp, cp, micro_batch, sp): the dense layer's times, the floor and the activation parts,
+/// each once the search asks for it (one map for all: each hash map the engine instantiates
+/// costs the page ~1 KB).
 struct MicroBatchLayers {
   LayerTimes dense;  ///< before recomputation
+  bool dense_ready = false;
   LayerFloor floor;
   bool floor_ready = false;
+  std::vector<ActivationPartsEntry> activations;
 };
 /// Per (tp, cp, sp): the dense and MoE layers' work floors at one micro-batch. A search has a
 /// few dozen such keys: kept in a vector (a hash map of its own costs the page's engine 2 KB).
@@ -324,6 +334,7 @@ struct LayerKeyHash {
 struct LayoutEntry {
   const LayerTotals* totals = nullptr;  ///< its MoE layer's times, once timed
   double layout_s = -1;                 ///< what the layout adds to the MoE floor; < 0: not yet
+  double dispatch_s = -1;               ///< its dispatch floor (the same at every sp); < 0: not yet
   double moe_floor_s = -1;              ///< the MoE layer's floor, GPU and host joined; < 0: not yet
   bool with_tiles = false;              ///< layout_s holds the experts' tiles too
 };
@@ -585,7 +596,7 @@ class SearchPass {
               shape.micro_batch = mb;
               shape.sequence_parallel = g.sps[si] != 0;
               shape.recompute = recomputes_[r];
-              activations[slot(e, si, r)] = layer_activation_parts(scenario_, shape);
+              activations[slot(e, si, r)] = activation_parts(shape);
             }
           }
         }
@@ -636,7 +647,8 @@ class SearchPass {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             const std::size_t entry = ((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si;
-            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, entries[entry])) {
+            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, entries[entry],
+                             entries[entry - si])) {
               const long long pruned = static_cast<long long>(zeros_.size() * kinds);
               stats().configs_pruned += pruned;
               stats().configs_evaluated += pruned;
@@ -767,19 +779,32 @@ class SearchPass {
             int(overlaps_f_and_b(scenario_.training, p))};
   }
 
-  /// p's (tp, cp, mb, sp) entry: the dense layer's times before recomputation, timed once (they do
-  /// not depend on ep or etp), and the floor once asked for.
+  /// p's (tp, cp, mb, sp) entry, filled as asked (none of it depends on pp, dp or ep).
   MicroBatchLayers& micro_batch_layers(const ParallelConfig& p) {
     const LayerKey key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
-    auto found = micro_batch_layers_.find(key);
-    if (found == micro_batch_layers_.end()) {
-      const MicroBatchLayers layers{dense_layer_times(scenario_, p, &gemm_memo_), LayerFloor{}, false};
-      found = micro_batch_layers_.emplace(key, layers).first;
-    }
-    return found->second;
+    return micro_batch_layers_[key];
   }
 
-  const LayerTimes& dense_times(const ParallelConfig& p) { return micro_batch_layers(p).dense; }
+  /// The dense layer's times before recomputation, timed once per (tp, cp, mb, sp).
+  const LayerTimes& dense_times(const ParallelConfig& p) {
+    MicroBatchLayers& layers = micro_batch_layers(p);
+    if (!layers.dense_ready) {
+      layers.dense = dense_layer_times(scenario_, p, &gemm_memo_);
+      layers.dense_ready = true;
+    }
+    return layers.dense;
+  }
+
+  /// layer_activation_parts at p's (tp, cp, mb, sp, etp, recompute), computed once.
+  const LayerActivationParts& activation_parts(const ParallelConfig& p) {
+    std::vector<ActivationPartsEntry>& known = micro_batch_layers(p).activations;
+    const int etp = expert_tp(p);
+    for (const ActivationPartsEntry& entry : known) {
+      if (entry.etp == etp && entry.recompute == p.recompute) return entry.parts;
+    }
+    known.push_back({etp, p.recompute, layer_activation_parts(scenario_, p)});
+    return known.back().parts;
+  }
 
   /// p's layer times before recomputation.
   LayerTimesPair time_layers(const ParallelConfig& p) {
@@ -790,7 +815,7 @@ class SearchPass {
   const LayerFloor& cached_layer_floor(const ParallelConfig& p) {
     MicroBatchLayers& layers = micro_batch_layers(p);
     if (!layers.floor_ready) {
-      layers.floor.dense_s = totals_by_kind(layers.dense, p);
+      layers.floor.dense_s = totals_by_kind(dense_times(p), p);
       layers.floor.moe_s = moe_layer_ >= 0 ? layer_time_floor_s(scenario_, p, moe_layer_, &gemm_memo_)
                                           : layers.floor.dense_s[int(Recompute::kNone)];
       layers.floor_ready = true;
@@ -911,7 +936,7 @@ class SearchPass {
   /// (layer_host_floor_s). Kept in `entry`: none depends on the vpp.
   bool layout_loses(const GridSpace& g, int mb, const PipelineOption& option, const ExpertLayout& layout,
                     const CandidateStageParams& stage_params, std::size_t si, std::vector<const LayerFloor*>& floors,
-                    LayoutEntry& entry) {
+                    LayoutEntry& entry, const LayoutEntry& first_sp_entry) {
     const double threshold_s = families_.threshold_s();
     if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer_ < 0) return false;
     ParallelConfig p = g.base;
@@ -921,7 +946,11 @@ class SearchPass {
     p.ep = layout.ep;
     p.etp = g.etps[layout.etp_index];
     p.sequence_parallel = g.sps[si] != 0;
-    if (entry.layout_s < 0) entry.layout_s = expert_dispatch_floor_s(scenario_, p, moe_layer_);
+    if (entry.layout_s < 0) {
+      entry.dispatch_s = first_sp_entry.dispatch_s >= 0 ? first_sp_entry.dispatch_s
+                                                         : expert_dispatch_floor_s(scenario_, p, moe_layer_);
+      entry.layout_s = entry.dispatch_s;
+    }
     if (!floors[si]) {
       if (work_floor_loses(g, p, stage_params, entry.layout_s, threshold_s)) return true;
       floors[si] = &cached_layer_floor(p);

@@ -41,6 +41,8 @@ struct MessageSizes {
 
 /// Message sizes of `parallel` for `scenario` (the EP size is 0 for dense models).
 MessageSizes message_sizes(const Scenario& scenario, const ParallelConfig& parallel);
+/// Its ep_bytes alone (the search asks it for every expert layout it bounds).
+double expert_dispatch_bytes(const Scenario& scenario, const ParallelConfig& parallel);
 
 /// Exposed cost of `comm_s` of communication that may overlap `window_s` of compute: what
 /// exceeds the window, plus `slowdown` of the overlapped part (NCCL runs its channels on SMs
