@@ -37,6 +37,21 @@ TEST(Feasibility, WorkedExampleIsFeasible) {
   EXPECT_TRUE(e.diagnostics.empty());
 }
 
+TEST(StepTime, TheSlowestGpusWaitIsItsSpreadOfComputeRecomputeAndBubble) {
+  // The worked example on 1,024 A100s: straggler = spread · E[max of 1,024 normals] ·
+  // (compute + recompute + bubble), and the step adds it to the other parts.
+  Scenario s = gpt3();
+  s.calibration.ampere.gpu_speed_spread = 0.01;
+  const Estimate e = evaluate(s, config(8, 8, 16));
+  const TimeBreakdown& t = e.time;
+  EXPECT_NEAR(t.straggler_s, 0.01 * 3.2482 * (t.compute_s + t.recompute_s + t.bubble_s), 1e-9 * e.step_time_s);
+  EXPECT_DOUBLE_EQ(e.step_time_s, t.total_s());
+  s.calibration.ampere.gpu_speed_spread = 0.0;
+  const Estimate without = evaluate(s, config(8, 8, 16));
+  EXPECT_EQ(without.time.straggler_s, 0.0);
+  EXPECT_NEAR(e.step_time_s - without.step_time_s, t.straggler_s, 1e-9 * e.step_time_s);
+}
+
 TEST(Feasibility, ProductMustEqualTheGpuCount) {
   const Estimate e = evaluate(gpt3(), config(8, 8, 8));
   EXPECT_FALSE(e.feasible);

@@ -652,6 +652,40 @@ TEST(TimeKernels, WithHostReproducesVtrainsMicroBatchSweepWithinTenPercent) {
 }
 
 // =========================================================================================
+// The slowest of N GPUs: spread · E[max of N standard normals]
+// =========================================================================================
+
+TEST(TimeKernels, ExpectedMaxOfNormalsMatchesTheTabulatedValues) {
+  EXPECT_EQ(expected_max_of_normals(1), 0.0);
+  EXPECT_EQ(expected_max_of_normals(0), 0.0);
+  // n = 2: E[max(X, Y)] = 1/√π = 0.56419 (to the table's 4 decimals).
+  EXPECT_NEAR(expected_max_of_normals(2), 0.5641895835, 1e-4);
+  // Tippett (1925): 1.0294 at 4, 1.4236 at 8, 2.3437 at 64 (Harter 1961 gives 2.3440); 3.2482 at
+  // 1,024.
+  EXPECT_NEAR(expected_max_of_normals(4), 1.0294, 1e-4);
+  EXPECT_NEAR(expected_max_of_normals(8), 1.4236, 1e-4);
+  EXPECT_NEAR(expected_max_of_normals(64), 2.3437, 5e-4);
+  EXPECT_NEAR(expected_max_of_normals(1024), 3.2482, 1e-4);
+  // Between powers of two, linear in n: 3 is halfway from 2 to 4, 0.5642 + 0.5·(1.0294 − 0.5642).
+  EXPECT_NEAR(expected_max_of_normals(3), 0.7968, 1e-12);
+  // 12,288 GPUs: halfway from 8,192 (3.8023) to 16,384 (3.9714).
+  EXPECT_NEAR(expected_max_of_normals(12288), 3.88685, 1e-12);
+  // Flat beyond 2^20.
+  EXPECT_EQ(expected_max_of_normals(1LL << 22), expected_max_of_normals(1LL << 20));
+  // Never decreasing.
+  for (long long n = 1; n < 5000; ++n) EXPECT_LE(expected_max_of_normals(n), expected_max_of_normals(n + 1)) << n;
+}
+
+TEST(TimeKernels, TheSlowestGpuSetsTheStep) {
+  // 1.4% spread: 1,024 GPUs wait 0.014 · 3.2482 = 4.55% longer on compute than the median GPU;
+  // 16,384 GPUs 0.014 · 3.9714 = 5.56%; one GPU waits for no one; no spread, no wait.
+  EXPECT_NEAR(slowest_gpu_slowdown(1024, 0.014), 0.0454748, 1e-12);
+  EXPECT_NEAR(slowest_gpu_slowdown(16384, 0.014), 0.0555996, 1e-12);
+  EXPECT_EQ(slowest_gpu_slowdown(1, 0.014), 0.0);
+  EXPECT_EQ(slowest_gpu_slowdown(16384, 0.0), 0.0);
+}
+
+// =========================================================================================
 // with_recompute and the LayerTimes sums
 // =========================================================================================
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FULL_COMMANDS, PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
 import createNodeEngine from '../src/engine/node-engine.js';
+import { PARTS } from '../src/components/TimeBreakdown.jsx';
 import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_FIELDS, MOE_FIELDS, PATHS, presetToCustom, toScenario } from '../src/state/scenario.js';
 import { DEFAULT_STATE } from '../src/state/url.js';
 
@@ -184,6 +185,15 @@ describe('the search pictures: wasm equals `pplan landscape` and `pplan scaling`
       });
     }
   }
+  it('the step-time bar names every part of the engine\'s time_s, and they add up to the step', async () => {
+    // DeepSeek-V3 on 2,048 H800 as DeepSeek ran it: most parts above zero.
+    const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'deepseek-v3-2048-h800.json'), 'utf8'));
+    const plan = JSON.parse(await requestText({ command: 'plan', scenario, top: 1 })).plans[0];
+    const labelled = new Set(PARTS.map(([key]) => key));
+    expect(Object.keys(plan.time_s).filter((key) => !labelled.has(key))).toEqual([]);
+    const sum = Object.values(plan.time_s).reduce((a, b) => a + b, 0);
+    expect(sum).toBeCloseTo(plan.step_time_s, 3);
+  });
   it('landscape of a free search (GPT-3 175B, nothing pinned), bounded, the recommended plan the plan command\'s', async () => {
     const scenario = JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
     delete scenario.parallel;

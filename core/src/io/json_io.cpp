@@ -599,6 +599,7 @@ const ArchitectureField kArchitectureFields[] = {
     {"softmax_exp_per_clock_per_sm", &ArchitectureCalibration::softmax_exp_per_clock_per_sm},
     {"gemm_in_step", &ArchitectureCalibration::gemm_in_step},
     {"attention_in_step", &ArchitectureCalibration::attention_in_step},
+    {"gpu_speed_spread", &ArchitectureCalibration::gpu_speed_spread},
 };
 struct GlobalField {
   const char* key;
@@ -1330,7 +1331,8 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"tp_comm", e.time.tp_comm_s},     {"cp_comm", e.time.cp_comm_s},
                    {"ep_comm", e.time.ep_comm_s},     {"pp_comm", e.time.pp_comm_s},
                    {"bubble", e.time.bubble_s},       {"dp_comm", e.time.dp_comm_s},
-                   {"offload", e.time.offload_s},     {"optimizer", e.time.optimizer_s}};
+                   {"offload", e.time.offload_s},     {"optimizer", e.time.optimizer_s},
+                   {"straggler", e.time.straggler_s}};
     // Where the model has experts: what hides their all-to-all (the page's MoE caveat reads it).
     if (scenario.model.moe && scenario.model.moe->experts > 0) {
       j["ep_comm_overlap"] = expert_all_to_all_overlap(scenario.training, e.parallel, true);

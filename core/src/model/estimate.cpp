@@ -27,7 +27,7 @@ const char* severity_name(Severity severity) {
 
 double TimeBreakdown::total_s() const {
   return compute_s + host_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_comm_s +
-         bubble_s + dp_comm_s + offload_s + optimizer_s;
+         bubble_s + dp_comm_s + offload_s + optimizer_s + straggler_s;
 }
 
 ParallelConfig resolve_defaults(const Scenario& scenario) {
@@ -742,6 +742,8 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   t.pp_comm_s = pipeline_p2p_s(scenario, p, m);
   t.offload_s = m * activation_offload_s(scenario, p, options.layer_times ? *options.layer_times : computed);
   set_data_parallel_times(scenario, p, e.split, peak.stage, slowest, m, t);
+  t.straggler_s = slowest_gpu_slowdown(scenario.cluster.gpus, device_of(scenario).arch.gpu_speed_spread) *
+                  (t.compute_s + t.recompute_s + t.bubble_s);
   e.step_time_s = t.total_s();
 
   e.feasible = e.rejection_code == nullptr;

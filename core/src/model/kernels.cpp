@@ -224,6 +224,26 @@ double stream_s(double bytes, const Device& device) {
   return bytes / (device.gpu.hbm_bytes_per_s * device.calibration.hbm_efficiency);
 }
 
+double expected_max_of_normals(long long n) {
+  // E[max] of 2^k samples, k = 0..20, by numerical integration (Simpson, step 1.2e-4 over
+  // [-12, 12]); Tippett (1925) and Harter (1961) tabulate the same values.
+  static constexpr double kAtPowerOfTwo[] = {0.0,    0.5642, 1.0294, 1.4236, 1.7660, 2.0697, 2.3437,
+                                             2.5946, 2.8269, 3.0439, 3.2482, 3.4418, 3.6261, 3.8023,
+                                             3.9714, 4.1341, 4.2911, 4.4430, 4.5903, 4.7332, 4.8723};
+  constexpr int kLast = static_cast<int>(sizeof(kAtPowerOfTwo) / sizeof(kAtPowerOfTwo[0])) - 1;
+  if (n <= 1) return 0.0;
+  int k = 0;
+  while (k < kLast && (2LL << k) <= n) ++k;  // 2^k <= n < 2^(k+1), or k = kLast
+  if (k == kLast) return kAtPowerOfTwo[kLast];
+  const double low = double(1LL << k);
+  const double fraction = (double(n) - low) / low;  // the next power of two is 2·low
+  return kAtPowerOfTwo[k] + fraction * (kAtPowerOfTwo[k + 1] - kAtPowerOfTwo[k]);
+}
+
+double slowest_gpu_slowdown(long long gpus, double speed_spread) {
+  return speed_spread > 0 ? speed_spread * expected_max_of_normals(gpus) : 0.0;
+}
+
 double with_host_s(double gpu_s, double host_s) {
   const double longer = std::max(gpu_s, host_s);
   if (longer <= 0) return 0.0;

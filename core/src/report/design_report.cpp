@@ -271,8 +271,10 @@ std::vector<ReportFormula> formulas() {
       {9, "Step time",
        "m·(t_f + t_b) + recompute + exposed TP/CP/EP/PP/DP communication + bubble + optimizer, on "
        "the slowest stage; the bubble (p−1)/v·(t_f+t_b) for 1F1B, (p−1)(F+B−2W)/v for ZB-H1, "
-       "(p/2−1)(F&B+B−3W) for DualPipe (pipeline.h)",
-       "Narayanan et al. 2021 §2.2; Qi et al. 2023; DeepSeek-AI 2024 Table 2; pplan compute.h / estimate.h"},
+       "(p/2−1)(F&B+B−3W) for DualPipe (pipeline.h); plus the wait for the slowest of N GPUs, "
+       "σ·E[max of N standard normals]·(compute + recompute + bubble), σ the fitted speed spread",
+       "Narayanan et al. 2021 §2.2; Qi et al. 2023; DeepSeek-AI 2024 Table 2; Sinha et al. 2022 "
+       "(SC'22, GPU speed variability); pplan compute.h / estimate.h"},
       {10, "MFU", "model FLOPs per step / (step time · GPUs · dense peak)",
        "Chowdhery et al. 2022 (PaLM) App. B; Narayanan et al. 2021 eq. 3"},
       {11, "Tokens per day", "global batch · seq_len / step time · 86,400", "definition"},
@@ -438,6 +440,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
                  fig("bubble_s", "pipeline bubble", t.bubble_s, "s", 9),
                  fig("comm_exposed_s", "exposed communication",
                      t.tp_comm_s + t.cp_comm_s + t.ep_comm_s + t.pp_comm_s + t.dp_comm_s, "s", 9),
+                 fig("straggler_s", "wait for the slowest GPU", t.straggler_s, "s", 9),
                  fig("mfu", "MFU", plan.mfu, "fraction", 10),
                  fig("tflops_per_gpu", "model TFLOP/s per GPU", plan.tflops_per_gpu, "", 10),
                  fig("tokens_per_day", "tokens per day", tokens_per_day, "", 11)};

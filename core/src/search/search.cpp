@@ -306,14 +306,16 @@ struct ActivationPartsEntry {
   LayerActivationParts parts;
 };
 /// Per (tp, cp, micro_batch, sp): the dense layer's times, the floor and the activation parts,
-/// each once the search asks for it (one map for all: each hash map the engine instantiates
-/// costs the page ~1 KB).
+/// each once the search asks for it (one map for all, and arrays, not vectors: each container
+/// the engine instantiates costs the page ~1 KB).
 struct MicroBatchLayers {
   LayerTimes dense;  ///< before recomputation
   bool dense_ready = false;
   LayerFloor floor;
   bool floor_ready = false;
-  std::vector<ActivationPartsEntry> activations;
+  /// At most 2 expert TPs (the pinned or tp, and 1) × 3 recompute kinds.
+  std::array<ActivationPartsEntry, 6> activations;
+  int activation_count = 0;
 };
 /// Per (tp, cp, sp): the dense and MoE layers' work floors at one micro-batch. A search has a
 /// few dozen such keys: kept in a vector (a hash map of its own costs the page's engine 2 KB).
@@ -782,7 +784,9 @@ class SearchPass {
   /// p's (tp, cp, mb, sp) entry, filled as asked (none of it depends on pp, dp or ep).
   MicroBatchLayers& micro_batch_layers(const ParallelConfig& p) {
     const LayerKey key{p.tp, p.cp, p.micro_batch, 0, 0, int(p.sequence_parallel), 0};
-    return micro_batch_layers_[key];
+    auto found = micro_batch_layers_.find(key);
+    if (found == micro_batch_layers_.end()) found = micro_batch_layers_.emplace(key, MicroBatchLayers{}).first;
+    return found->second;
   }
 
   /// The dense layer's times before recomputation, timed once per (tp, cp, mb, sp).
@@ -797,13 +801,21 @@ class SearchPass {
 
   /// layer_activation_parts at p's (tp, cp, mb, sp, etp, recompute), computed once.
   const LayerActivationParts& activation_parts(const ParallelConfig& p) {
-    std::vector<ActivationPartsEntry>& known = micro_batch_layers(p).activations;
+    MicroBatchLayers& layers = micro_batch_layers(p);
     const int etp = expert_tp(p);
-    for (const ActivationPartsEntry& entry : known) {
+    for (int i = 0; i < layers.activation_count; ++i) {
+      const ActivationPartsEntry& entry = layers.activations[i];
       if (entry.etp == etp && entry.recompute == p.recompute) return entry.parts;
     }
-    known.push_back({etp, p.recompute, layer_activation_parts(scenario_, p)});
-    return known.back().parts;
+    // More kinds than the array holds cannot arise (search_grid asks at most 2 × 3); were they
+    // to, the parts are computed again rather than kept.
+    if (layers.activation_count == int(layers.activations.size())) {
+      scratch_parts_ = layer_activation_parts(scenario_, p);
+      return scratch_parts_;
+    }
+    ActivationPartsEntry& entry = layers.activations[layers.activation_count++];
+    entry = {etp, p.recompute, layer_activation_parts(scenario_, p)};
+    return entry.parts;
   }
 
   /// p's layer times before recomputation.
@@ -1112,6 +1124,7 @@ class SearchPass {
   std::vector<WorkFloor> work_floors_;
   std::array<WorkFloor, 2> last_work_floor_{};  ///< by sp (tp 0: none yet)
   GemmMemo gemm_memo_;
+  LayerActivationParts scratch_parts_;  ///< activation_parts() beyond its array (never in practice)
 };
 
 SearchResult search_within(const Scenario& scenario, const SearchOptions& options, double capacity_bytes) {

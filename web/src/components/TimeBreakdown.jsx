@@ -1,11 +1,12 @@
-// Where a step's time goes: compute, recompute, exposed communication by kind, the bubble.
+// Where a step's time goes: compute, the host's stalls, recompute, exposed communication by kind,
+// the bubble, and the wait for the cluster's slowest GPU: every part of the engine's time_s.
 import { StackedBar } from './StackedBar.jsx';
 import { fmtPct, fmtSeconds } from '../state/format.js';
 
-const PARTS = [
-  ['compute', 'Compute'], ['recompute', 'Recompute'], ['tp_comm', 'TP comm'], ['cp_comm', 'CP comm'],
+export const PARTS = [
+  ['compute', 'Compute'], ['host', 'Host stall'], ['recompute', 'Recompute'], ['tp_comm', 'TP comm'], ['cp_comm', 'CP comm'],
   ['ep_comm', 'EP all-to-all'], ['pp_comm', 'PP p2p'], ['bubble', 'Bubble'], ['dp_comm', 'DP grad sync'],
-  ['offload', 'Activation offload'], ['optimizer', 'Optimizer'],
+  ['offload', 'Activation offload'], ['optimizer', 'Optimizer'], ['straggler', 'Slowest GPU'],
 ];
 
 export function TimeBreakdown({ estimate }) {

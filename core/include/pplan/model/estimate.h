@@ -37,6 +37,10 @@ struct TimeBreakdown {
   double dp_comm_s = 0;    ///< exposed gradient / ZeRO collectives
   double offload_s = 0;    ///< activation copies to and from host memory not hidden by compute
   double optimizer_s = 0;  ///< optimizer step
+  /// The wait for the slowest GPU: each synchronous step runs at the pace of the slowest of
+  /// its N GPUs, spread·E[max of N standard normals] slower than the median on its compute,
+  /// recomputation and bubble (ArchitectureCalibration::gpu_speed_spread).
+  double straggler_s = 0;
   double total_s() const;
 };
 

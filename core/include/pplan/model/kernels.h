@@ -133,4 +133,15 @@ double stream_s(double bytes, const Device& device);
  */
 double with_host_s(double gpu_s, double host_s);
 
+/// E[max of n independent standard normal samples]: 0 at n = 1, 0.5642 at 2 (1/√π), 1.4236
+/// at 8, 3.2482 at 1,024, 3.9714 at 16,384 (∫ x·n·φ(x)·Φ(x)^(n−1) dx, tabulated at powers of
+/// two and interpolated linearly in n between them; flat beyond 2^20).
+double expected_max_of_normals(long long n);
+
+/// How much longer than a median GPU the slowest of `gpus` takes on the same work, each GPU's
+/// speed spread by `speed_spread` (relative standard deviation): speed_spread·E[max of gpus
+/// standard normals]. A synchronous step (TP per layer, PP per micro-batch, DP per step) runs
+/// at that pace.
+double slowest_gpu_slowdown(long long gpus, double speed_spread);
+
 }  // namespace pplan
