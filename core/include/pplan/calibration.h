@@ -30,10 +30,10 @@ struct ArchitectureCalibration {
   double gemm_in_step = 0.9;
   /// Fitted: the same for attention kernels.
   double attention_in_step = 0.9;
-  /// Fitted: the relative standard deviation of one GPU's speed across a cluster of one SKU
+  /// Measured: the relative standard deviation of one GPU's speed across a cluster of one SKU
   /// (manufacturing and power-management variability: Sinha et al., SC'22, arXiv 2208.11035,
-  /// measured 8% average spread over thousands of GPUs, outliers 1.5x slower). A synchronous
-  /// step waits for its slowest GPU (model/estimate.h straggler_s).
+  /// an 8% average range between a cluster's fastest and slowest GPU, outliers 1.5x slower).
+  /// A synchronous step waits for its slowest GPU (model/estimate.h straggler_s).
   double gpu_speed_spread = 0.0;
 };
 

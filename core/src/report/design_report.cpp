@@ -272,7 +272,7 @@ std::vector<ReportFormula> formulas() {
        "m·(t_f + t_b) + recompute + exposed TP/CP/EP/PP/DP communication + bubble + optimizer, on "
        "the slowest stage; the bubble (p−1)/v·(t_f+t_b) for 1F1B, (p−1)(F+B−2W)/v for ZB-H1, "
        "(p/2−1)(F&B+B−3W) for DualPipe (pipeline.h); plus the wait for the slowest of N GPUs, "
-       "σ·E[max of N standard normals]·(compute + recompute + bubble), σ the fitted speed spread",
+       "σ·E[max of N standard normals]·(compute + recompute + bubble), σ = 1.4% the measured speed spread",
        "Narayanan et al. 2021 §2.2; Qi et al. 2023; DeepSeek-AI 2024 Table 2; Sinha et al. 2022 "
        "(SC'22, GPU speed variability); pplan compute.h / estimate.h"},
       {10, "MFU", "model FLOPs per step / (step time · GPUs · dense peak)",
