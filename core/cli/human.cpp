@@ -118,6 +118,10 @@ std::string estimate_text(const json& e) {
   if (number(t, "offload") > 0 || e["parallel"].contains("offload_layers")) {
     rows.push_back({"  exposed activation offload", seconds(number(t, "offload"))});
   }
+  // The rest of time_s, so the rows add up to the step.
+  rows.push_back({"  host stalls / optimizer / slowest GPU", seconds(number(t, "host")) + " / " +
+                                                                 seconds(number(t, "optimizer")) + " / " +
+                                                                 seconds(number(t, "straggler"))});
   rows.push_back({"MFU / HFU", pct(number(e, "mfu")) + " / " + pct(number(e, "hfu"))});
   rows.push_back({"TFLOP/s per GPU", fixed(number(e, "tflops_per_gpu"), 1)});
   rows.push_back({"tokens per second", grouped(static_cast<long long>(number(e, "tokens_per_s")))});

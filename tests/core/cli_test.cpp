@@ -288,6 +288,40 @@ TEST(Cli, TheAnswerAndTheTableShowTheSameStepTime) {
   EXPECT_GE(compared, 19);
 }
 
+TEST(Cli, TheTablesStepTimeRowsAddUpToTheStep) {
+  // Every part of time_s has a row: the parts printed under "step time" sum to it (each rounded
+  // to 3 digits, so within 1%). The worked example has host stalls, an optimizer step and the
+  // slowest GPU's wait beside its compute, bubble and communication.
+  const CliRun r = run({"evaluate", example(kGpt3), "--table"});
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto seconds_in = [](const std::string& text) {
+    std::vector<double> out;
+    std::size_t at = 0;
+    while ((at = text.find_first_of("0123456789", at)) != std::string::npos) {
+      std::size_t used = 0;
+      const double v = std::stod(text.substr(at), &used);
+      const std::string unit = text.substr(at + used, 3);
+      out.push_back(unit.rfind(" ms", 0) == 0 ? v / 1000 : v);
+      at += used;
+    }
+    return out;
+  };
+  const std::size_t step_at = r.out.find("step time");
+  ASSERT_NE(step_at, std::string::npos) << r.out;
+  const std::size_t line_end = r.out.find('\n', step_at);
+  const double step = seconds_in(r.out.substr(step_at, line_end - step_at)).at(0);
+  double parts = 0;
+  int rows = 0;
+  for (std::size_t at = line_end + 1; r.out.compare(at, 2, "  ") == 0; at = r.out.find('\n', at) + 1) {
+    const std::string row = r.out.substr(at, r.out.find('\n', at) - at);
+    const std::string values = row.substr(row.rfind("  ") + 2);  // the label is padded to them
+    for (double v : seconds_in(values)) parts += v;
+    ++rows;
+  }
+  EXPECT_GE(rows, 3) << r.out;
+  EXPECT_NEAR(parts, step, 0.01 * step) << r.out;
+}
+
 TEST(Cli, FlagsOverrideAFileAndSetReachesAnyField) {
   const std::string file = example(kGpt3);
   CliRun r =
