@@ -91,6 +91,30 @@ TEST(Topology, UnknownOverrideKeysAndDomainsThatSplitHostsAreErrors) {
   EXPECT_NE(bad_domain.find("/cluster/nvlink_domain_gpus"), std::string::npos) << bad_domain;
 }
 
+TEST(Topology, HostsThatDoNotTileTheSystemsDomainPlanOnTheWholeHostsThatFit) {
+  // An NVL72 rack described as 64-GPU hosts (as published tables list a 64-GPU GB300 job):
+  // 72 is not a whole number of 64-GPU hosts, so the domain is the one host that fits (64),
+  // with a warning, not a refusal. 16-GPU hosts: 4 fit in 72 (64); 8-GPU hosts tile it (72).
+  const auto domain_of = [](int gpus_per_node) {
+    return scenario_from(R"({"model":"llama3-70b","cluster":{"gpu":"gb300","gpus":64,"gpus_per_node":)" +
+                         std::to_string(gpus_per_node) + R"(},"training":{"seq_len":4096,"global_batch":128}})")
+        .cluster.nvlink_domain_gpus;
+  };
+  EXPECT_EQ(domain_of(64), 64);
+  EXPECT_EQ(domain_of(16), 64);
+  EXPECT_EQ(domain_of(8), 72);
+  EXPECT_EQ(domain_of(4), 72);
+  const std::string planned = handle_request(R"({"command":"plan","scenario":{"model":"llama3-70b",
+      "cluster":{"gpu":"gb300","gpus":64,"gpus_per_node":64},"training":{"seq_len":4096,"global_batch":128}}})");
+  EXPECT_NE(planned.find(R"("ok": true)"), std::string::npos) << planned.substr(0, 400);
+  EXPECT_NE(planned.find("cluster.nvlink_domain_trimmed"), std::string::npos);
+  EXPECT_NE(planned.find("NVLink domain of 72 GPUs is not a whole number of 64-GPU hosts"), std::string::npos);
+  // The system's own hosts: no warning.
+  const std::string trays = handle_request(R"({"command":"plan","scenario":{"model":"llama3-70b",
+      "cluster":{"gpu":"gb300","gpus":64},"training":{"seq_len":4096,"global_batch":128}}})");
+  EXPECT_EQ(trays.find("cluster.nvlink_domain_trimmed"), std::string::npos);
+}
+
 TEST(Topology, OldScenariosWithOnlyGpusPerNodeKeepOneDomainPerNode) {
   // Schema-v1 scenarios name only gpus_per_node, which was the NVLink domain.
   const Scenario s = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":{"name":"x","memory_gb":80,

@@ -976,11 +976,13 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     const SystemSpec& sys = c.gpu.system;
     c.gpus = r.integer("gpus", 1, kMaxGpus);
     // Hosts and NVLink domains: the preset's system unless the cluster says otherwise; a
-    // cluster that names only its hosts keeps the system's domain when that is larger
-    // (and without a system, one host is one domain, as in schema v1).
+    // cluster that names only its hosts keeps as much of the system's domain as holds whole
+    // hosts (an NVL72 rack described as 64-GPU hosts is one 64-GPU domain, warned of by
+    // cluster.nvlink_domain_trimmed), and without a system one host is one domain (schema v1).
     c.gpus_per_node = r.optional_integer("gpus_per_node", 1, 1024).value_or(sys.gpus_per_node > 0 ? sys.gpus_per_node : 8);
-    c.nvlink_domain_gpus = r.optional_integer("nvlink_domain_gpus", 1, 1 << 20)
-                               .value_or(std::max(c.gpus_per_node, sys.nvlink_domain_gpus));
+    c.nvlink_domain_gpus =
+        r.optional_integer("nvlink_domain_gpus", 1, 1 << 20)
+            .value_or(std::max(c.gpus_per_node, sys.nvlink_domain_gpus / c.gpus_per_node * c.gpus_per_node));
     if (c.nvlink_domain_gpus % c.gpus_per_node != 0) {
       throw InputError("input.inconsistent", r.child("nvlink_domain_gpus"),
                        "/cluster/nvlink_domain_gpus = " + std::to_string(c.nvlink_domain_gpus) +

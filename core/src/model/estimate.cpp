@@ -413,6 +413,19 @@ void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
                                  "the Megatron, NeMo and torchtitan launches refuse FP8 on it"});
   }
   const ClusterSpec& cluster_spec = scenario.cluster;
+  const int system_domain_gpus = cluster_spec.gpu.system.nvlink_domain_gpus;
+  if (system_domain_gpus > cluster_spec.nvlink_domain_gpus && system_domain_gpus % cluster_spec.gpus_per_node != 0) {
+    // The hosts the cluster names do not tile the system's domain (64-GPU hosts on an NVL72):
+    // priced on the whole hosts that fit in it, which the user may not have meant.
+    e.diagnostics.push_back(
+        {"cluster.nvlink_domain_trimmed", Severity::kWarning,
+         truncate_utf8(cluster_spec.gpu.system.name, 80) + "'s NVLink domain of " + std::to_string(system_domain_gpus) +
+             " GPUs is not a whole number of " + std::to_string(cluster_spec.gpus_per_node) +
+             "-GPU hosts (cluster.gpus_per_node): priced as domains of " +
+             std::to_string(cluster_spec.nvlink_domain_gpus) + " GPUs. Give gpus_per_node as the system's hosts (" +
+             std::to_string(cluster_spec.gpu.system.gpus_per_node) +
+             " GPUs) to use the whole domain, or set cluster.nvlink_domain_gpus"});
+  }
   if (cluster_spec.gpus > cluster_spec.nvlink_domain_gpus &&
       cluster_spec.gpus % cluster_spec.nvlink_domain_gpus != 0) {
     // Legal (a job on part of a rack), but a group that straddles the part-filled domain's
