@@ -78,6 +78,43 @@ TEST(JsonIo, ValidScenarioParses) {
   EXPECT_TRUE(response["ok"].get<bool>()) << response.dump().substr(0, 300);
 }
 
+// A custom model with every identifying shape of a preset takes the preset's details it leaves
+// out (Qwen3-30B-A3B's config.json: head_dim 128, not hidden / heads = 2048 / 32 = 64; QK-norm;
+// rope_theta 1e6), keeps those it gives, and says so; one shape off and nothing is taken.
+TEST(JsonIo, AModelWithAPresetsShapesTakesItsOmittedDetails) {
+  const json qwen3 = json::parse(R"({"name": "Qwen3_30B_a3B", "layers": 48, "hidden": 2048, "heads": 32,
+      "kv_heads": 4, "ffn_hidden": 6144, "vocab": 151936, "activation": "swiglu",
+      "moe": {"experts": 128, "top_k": 8, "shared_experts": 0, "expert_ffn_hidden": 768, "dense_layers": 0}})");
+  const auto scenario_with = [](const json& model) {
+    json s = json::parse(R"({"cluster": {"gpu": "h100-sxm", "gpus": 8},
+        "training": {"seq_len": 4096, "global_batch": 64}})");
+    s["model"] = model;
+    return s;
+  };
+  const Scenario taken = parse_scenario(scenario_with(qwen3), preset_catalog());
+  EXPECT_EQ(taken.model.head_dim, 128);
+  EXPECT_TRUE(taken.model.qk_norm);
+  EXPECT_EQ(taken.model.rope_theta, 1e6);
+  EXPECT_EQ(taken.model.details_from_preset, "qwen3-30b-a3b");
+  EXPECT_EQ(taken.model.name, "Qwen3_30B_a3B");  // the user's name stays
+  const json response = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", scenario_with(qwen3)}}).dump()));
+  EXPECT_NE(response.dump().find("model.details_from_preset"), std::string::npos);
+  EXPECT_NE(response.dump().find("head_dim 128, qk_norm true, rope_theta 1000000"), std::string::npos) << response.dump().substr(0, 2000);
+
+  json given = qwen3;
+  given["head_dim"] = 64;  // a given detail is kept
+  const Scenario kept = parse_scenario(scenario_with(given), preset_catalog());
+  EXPECT_EQ(kept.model.head_dim, 64);
+  EXPECT_TRUE(kept.model.qk_norm);
+
+  json other = qwen3;
+  other["layers"] = 47;  // not Qwen3-30B-A3B: the generic defaults
+  const Scenario custom = parse_scenario(scenario_with(other), preset_catalog());
+  EXPECT_EQ(custom.model.head_dim, 0);
+  EXPECT_FALSE(custom.model.qk_norm);
+  EXPECT_TRUE(custom.model.details_from_preset.empty());
+}
+
 // Every schema version's inputs are kept forever and must keep parsing.
 TEST(JsonIo, EveryV1FixtureAndExampleParses) {
   const PresetCatalog presets = load_presets();

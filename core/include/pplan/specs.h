@@ -176,6 +176,10 @@ struct ModelSpec {
   int mtp_layers = 0;
   double nominal_params = 0;  ///< published size ("175B") used by the method's hand calculation
   std::string source;
+  /// A custom model with a preset's shapes: that preset's id, and the details taken from it
+  /// that the scenario left out ("head_dim 128, qk_norm true"); empty otherwise.
+  std::string details_from_preset;
+  std::string details_taken;
 };
 
 /// The system a GPU preset ships in (DGX H100, GB200 NVL72 ...): its cluster defaults.

@@ -1,6 +1,7 @@
 #include "pplan/io/json_io.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -763,6 +764,68 @@ ModelSpec parse_model(const json& value, const std::string& path) {
 
 namespace {
 
+/// The shapes that identify an architecture: two models with all of them equal are one model.
+bool same_shapes(const ModelSpec& a, const ModelSpec& b) {
+  const auto moe_shape = [](const std::optional<MoeSpec>& m) {
+    return m ? std::array<int, 6>{m->experts, m->top_k, m->shared_experts, m->expert_ffn_hidden, m->dense_layers, m->every}
+             : std::array<int, 6>{};
+  };
+  return a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads && a.kv_heads == b.kv_heads &&
+         a.ffn_hidden == b.ffn_hidden && a.vocab == b.vocab && a.activation == b.activation &&
+         moe_shape(a.moe) == moe_shape(b.moe) && a.hybrid_pattern == b.hybrid_pattern;
+}
+
+/**
+ * A custom model with every identifying shape of a preset is that preset's model written
+ * short (as published tables write Qwen3 or gpt-oss: layers, widths, heads, experts): the
+ * architectural details the object leaves out come from the preset instead of the generic
+ * defaults, which would price Qwen3's 128-wide heads at hidden / heads = 64. Each field the
+ * object gives is kept; what was taken is listed for the info model.details_from_preset.
+ * Training choices (dropout, multi-token prediction, routing groups) are not taken.
+ */
+void take_preset_details(const json& object, const std::map<std::string, ModelSpec>& presets, ModelSpec& m) {
+  for (const auto& [id, twin] : presets) {
+    if (!same_shapes(m, twin)) continue;
+    std::string taken;
+    const auto note = [&](const std::string& what) { taken += (taken.empty() ? "" : ", ") + what; };
+    const auto head_width = [](const ModelSpec& x) { return x.head_dim > 0 ? x.head_dim : x.hidden / x.heads; };
+    if (!object.contains("head_dim") && head_width(m) != head_width(twin)) {
+      m.head_dim = twin.head_dim;
+      note("head_dim " + std::to_string(twin.head_dim));
+    }
+    const auto take_flag = [&](const char* key, bool& field, bool value) {
+      if (object.contains(key) || field == value) return;
+      field = value;
+      note(std::string(key) + (value ? " true" : " false"));
+    };
+    take_flag("qk_norm", m.qk_norm, twin.qk_norm);
+    take_flag("linear_bias", m.linear_bias, twin.linear_bias);
+    take_flag("attention_sinks", m.attention_sinks, twin.attention_sinks);
+    take_flag("tied_embeddings", m.tied_embeddings, twin.tied_embeddings);
+    // Positions: learned or rotary, and the rotary base, together (parse_model refuses a base
+    // with learned positions).
+    if (!object.contains("learned_positions") && !object.contains("rope_theta") &&
+        (m.learned_positions != twin.learned_positions || m.rope_theta != twin.rope_theta)) {
+      m.learned_positions = twin.learned_positions;
+      m.rope_theta = twin.rope_theta;
+      note(twin.learned_positions ? "learned_positions true" : "rope_theta " + format_count(twin.rope_theta));
+    }
+    if (!object.contains("mla") && twin.mla && !m.mla) {
+      m.mla = twin.mla;
+      note("mla");
+    }
+    if (!object.contains("local_attention") && twin.local_attention && !m.local_attention) {
+      m.local_attention = twin.local_attention;
+      note("local_attention (" + std::to_string(twin.local_attention->tokens) + " tokens)");
+    }
+    if (!taken.empty()) {
+      m.details_from_preset = id;
+      m.details_taken = taken;
+    }
+    return;
+  }
+}
+
 SystemSpec parse_system(const json& value, const std::string& path) {
   ObjectReader r(value, path);
   SystemSpec sys;
@@ -953,6 +1016,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     s.model = find_preset(presets.models, model.get<std::string>(), "/model", "model");
   } else {
     s.model = parse_model(model, "/model");
+    take_preset_details(model, presets.models, s.model);
   }
 
   // Cluster.

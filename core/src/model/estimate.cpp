@@ -404,8 +404,16 @@ LayerTimesPair layer_times_for(const Scenario& scenario, const ParallelConfig& p
 
 namespace {
 
-/// Warnings about the cluster itself: FP8 asked of a GPU without it, a part-filled NVLink domain.
+/// Notes on the scenario itself: a custom model completed from its preset twin, FP8 asked of a
+/// GPU without it, hosts that do not tile the system's NVLink domain, a part-filled domain.
 void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
+  const ModelSpec& model = scenario.model;
+  if (!model.details_from_preset.empty()) {
+    e.diagnostics.push_back({"model.details_from_preset", Severity::kInfo,
+                             "the model's layers, widths, heads and experts are those of the preset " +
+                                 model.details_from_preset + ": " + model.details_taken +
+                                 ", which the model leaves out, are taken from it (give them to override)"});
+  }
   if (scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s <= 0) {
     e.diagnostics.push_back({"plan.fp8_unsupported", Severity::kWarning,
                              truncate_utf8(scenario.cluster.gpu.name, 80) +
