@@ -2,6 +2,7 @@
 // so it must agree with framework_problems() and with what the launch generators refuse, and
 // it must not allocate. Operator new is counted in this test executable only.
 #include "pplan/io/launch_json.h"
+#include "pplan/framework/framework.h"
 #include "pplan/framework/rules.h"
 
 #include <gtest/gtest.h>
@@ -152,6 +153,27 @@ TEST(FrameworkRules, CheapCheckDoesNotAllocate) {
   EXPECT_FALSE(
       pplan::framework_problems(LaunchFramework::kTorchtitan, *owners[0], grids[0]).empty() &&
       allocations.load() == control);
+}
+
+// NVIDIA's FP8 recipes keep FP8 weights (Megatron-Bridge mixed_precision.py: every FP8 preset
+// sets fp8_param_gather = True), which Megatron allows only with the distributed optimizer; the
+// other frameworks have no such switch; the scenario's own value always wins.
+TEST(FrameworkRules, FP8WeightsAreMegatronCoresDefaultWhereMegatronAllowsThem) {
+  const auto training = [](const char* framework, const char* precision, const char* keep) {
+    return pplan::testing::scenario_from(std::string(R"({"model": "llama3-8b", "cluster": {"gpu": "h100-sxm", "gpus": 8},
+        "training": {"seq_len": 4096, "global_batch": 64, "precision": ")") + precision +
+                                         R"(", "framework": ")" + framework + "\"" + keep + "}}")
+        .training;
+  };
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("megatron-core", "fp8", ""), 0));
+  EXPECT_TRUE(pplan::keeps_fp8_params(training("megatron-core", "fp8", ""), 1));
+  EXPECT_TRUE(pplan::keeps_fp8_params(training("megatron-core", "fp8", ""), 3));
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("megatron-core", "fp8", R"(, "fp8_param_gather": false)"), 1));
+  EXPECT_TRUE(pplan::keeps_fp8_params(training("megatron-lm", "fp8", R"(, "fp8_param_gather": true)"), 1));
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("megatron-lm", "fp8", ""), 1));
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("torchtitan", "fp8", ""), 1));
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("deepspeed", "fp8", ""), 1));
+  EXPECT_FALSE(pplan::keeps_fp8_params(training("megatron-core", "bf16", ""), 1));
 }
 
 TEST(FrameworkRules, NamesAndOrder) {

@@ -681,15 +681,14 @@ long long bench_bytes(const std::string& text, const std::string& title, const s
 }
 
 TEST(NcclTestsLaunch, CollectivesMoveTheBytesPplanPrices) {
-  // pplan prices FP8 plans with bf16 weights beside Transformer Engine's FP8 copies (memory.h):
-  // the weights are all-gathered in bf16, 2 bytes each, and no format asks for
-  // --fp8-param-gather. Gradients move in the priced dtype: bf16 (2 bytes) under Megatron-Core
-  // (NVIDIA's recipes: grad_reduce_in_fp32 False, framework/framework.h [1]), fp32 (4) under
-  // Megatron-LM's default. Llama 3 8B over tp 8 x pp 2: ~0.5e9 parameters per GPU, below the
-  // 8 GB cap of a benchmark.
+  // Gradients move in the priced dtype: bf16 (2 bytes) under Megatron-Core (NVIDIA's recipes:
+  // grad_reduce_in_fp32 False, framework/framework.h [1]), fp32 (4) under Megatron-LM's
+  // default. Weights: NVIDIA's recipes keep FP8 weights with the distributed optimizer
+  // (keeps_fp8_params), gathered one byte per layer parameter, and every format says so; with
+  // training.fp8_param_gather false they are gathered in bf16, 2 bytes each, beside Transformer
+  // Engine's FP8 copies, and no format asks for --fp8-param-gather. Llama 3 8B over tp 8 x pp 2:
+  // ~0.5e9 parameters per GPU, below the 8 GB cap of a benchmark.
   json s = pinned("llama3-8b", "h100-sxm", 32, 8192, 64, "fp8", grid(8, 2, 2, 1));
-  EXPECT_FALSE(contains(text_of(s, "megatron"), "--fp8-param-gather"));
-  EXPECT_TRUE(contains(text_of(s, "nemo"), "recipe.trainer.plugins.fp8_param_gather = False"));
   std::string datatype, grad_type;
   const auto bytes = [&](const json& scenario) {
     const std::string text = text_of(scenario, "nccl-tests");
@@ -698,7 +697,20 @@ TEST(NcclTestsLaunch, CollectivesMoveTheBytesPplanPrices) {
         bench_bytes(text, "gradient reduce-scatter", "reduce_scatter_perf", &grad_type);
     return std::make_pair(gather, scatter);
   };
+  EXPECT_TRUE(contains(text_of(s, "megatron"), "--fp8-param-gather"));
+  EXPECT_TRUE(contains(text_of(s, "nemo"), "recipe.trainer.plugins.fp8_param_gather = True"));
   auto [gather, scatter] = bytes(s);
+  EXPECT_EQ(datatype, "uint8");
+  EXPECT_EQ(grad_type, "bfloat16");
+  // One byte per layer parameter against two per gradient; the embedding and head (0.5e9 of
+  // 8e9 parameters, a sixteenth of this rank's share) still move in bf16.
+  EXPECT_GT(double(gather), scatter / 2.0);
+  EXPECT_LT(double(gather), scatter / 2.0 * 1.2);
+
+  s["training"]["fp8_param_gather"] = false;
+  EXPECT_FALSE(contains(text_of(s, "megatron"), "--fp8-param-gather"));
+  EXPECT_TRUE(contains(text_of(s, "nemo"), "recipe.trainer.plugins.fp8_param_gather = False"));
+  std::tie(gather, scatter) = bytes(s);
   EXPECT_EQ(datatype, "bfloat16");
   EXPECT_EQ(grad_type, "bfloat16");
   EXPECT_NEAR(double(gather), double(scatter), 16.0);
@@ -831,7 +843,8 @@ TEST(SwitchesLaunch, MegatronFp8RecipeIsThePricedOne) {
     s["training"]["fp8_recipe"] = priced;
     const std::string text = text_of(s, "megatron");
     EXPECT_EQ(megatron_flag(text, "--fp8-recipe"), megatron) << priced;
-    EXPECT_FALSE(has_flag(text, "--fp8-param-gather")) << priced;  // bf16 weights, as priced
+    // FP8 weights: NVIDIA's recipes' default with the distributed optimizer, as priced.
+    EXPECT_TRUE(has_flag(text, "--fp8-param-gather")) << priced;
   }
   json b200 = pinned("llama3-8b", "b200", 16, 8192, 64, "fp8", grid(2, 1, 8, 1, "selective"));
   EXPECT_EQ(megatron_flag(text_of(b200, "megatron"), "--fp8-recipe"), "delayed");

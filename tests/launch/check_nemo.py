@@ -252,14 +252,15 @@ def check(name, s):
             callbacks.append(stub_nemo.Config(stub_nemo.MegatronCommOverlapCallback, tp_comm_overlap=True,
                                               overlap_grad_reduce=grad_overlap, overlap_param_gather=param_overlap))
         e["trainer.callbacks"] = callbacks
-    # Precision: NeMo's plugin for the priced FP8 recipe; weights gathered in bf16 as priced.
+    # Precision: NeMo's plugin for the priced FP8 recipe; weights gathered in FP8 or bf16 as priced
+    # (the engine's resolved training.fp8_param_gather).
     fp8 = t["precision"] == "fp8"
     plugins = {"delayed": stub_nemo.bf16_with_fp8_mixed, "current": stub_nemo.bf16_with_fp8_current_scaling_mixed,
                "blockwise": stub_nemo.bf16_with_fp8_subchannel_scaling_mixed, "mxfp8": stub_nemo.bf16_with_mxfp8_mixed}
     plugin = plugins[t["fp8_recipe"]]() if fp8 else stub_nemo.bf16_mixed()
     plugin.grad_reduce_in_fp32 = t["grad_reduce_in_fp32"]
     if fp8:
-        plugin.fp8_param_gather = False
+        plugin.fp8_param_gather = t["fp8_param_gather"]
         if t["fp8_recipe"] == "current":
             plugin.first_last_layers_bf16 = False
         if t["fp8_recipe"] == "mxfp8":

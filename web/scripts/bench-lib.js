@@ -23,6 +23,10 @@ const isCode = (response) => {
  * default level, what a static host serves). What loads after it (the pictures engine, the lazy
  * chunks of the figures below the fold) is not counted.
  */
+/** Each URL's response once: the planner's and the pictures' workers run the same worker.js, and
+ * the browser answers its second fetch from its cache (a 304 at most), so its bytes cross once. */
+export const oncePerUrl = (responses) => [...new Map(responses.map((r) => [r.url(), r])).values()];
+
 export async function transferredForFirstPlan(page, url) {
   const responses = [];
   page.on('response', (r) => { if (isCode(r)) responses.push(r); });
@@ -36,7 +40,7 @@ export async function transferredForFirstPlan(page, url) {
   let gzip = 0;
   let raw = 0;
   let files = 0;
-  for (const r of responses) {
+  for (const r of oncePerUrl(responses)) {
     if (r.request().timing().startTime > firstPlanEpochMs) continue;
     const body = await r.body();
     raw += body.length;

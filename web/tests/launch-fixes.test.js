@@ -8,14 +8,15 @@ describe('launchFixes for FP8 parameters', () => {
   it('offers the distributed optimizer where Megatron needs it, and BF16 weights', () => {
     const [fix] = launchFixes([{ code: 'megatron.fp8_params_need_zero' }], plan);
     expect(fix.id).toBe('f8p');
-    expect(fix.buttons.map((b) => b.patch)).toEqual([{ zero: '1' }, { f8p: '' }]);
+    expect(fix.buttons.map((b) => b.patch)).toEqual([{ zero: '1' }, { f8p: 'false' }]);
   });
 
+  // 'false', not the default: Megatron-Core's default keeps FP8 weights with ZeRO >= 1.
   it('offers BF16 weights where the framework has no FP8 parameters', () => {
     for (const code of ['torchtitan.fp8_params', 'deepspeed.fp8_params']) {
       const [fix] = launchFixes([{ code }], plan);
       expect(fix.text).toMatch(/does not keep the weights in FP8/);
-      expect(fix.buttons).toEqual([{ id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: '' } }]);
+      expect(fix.buttons).toEqual([{ id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: 'false' } }]);
     }
   });
 });

@@ -294,7 +294,9 @@ struct TrainingSpec {
   /// layer's weight is kept only in FP8 (one byte and its transpose, no BF16 copy beside them)
   /// and the data-parallel all-gather moves one byte per parameter. Megatron-Bridge's FP8
   /// recipes set it (mixed_precision.py at 067f987df); torchtitan b5bcd76c has no such switch.
+  /// As given; when not, the framework decides per plan (framework.h keeps_fp8_params).
   bool fp8_param_gather = false;
+  bool fp8_param_gather_given = false;
   OptimizerStateDtype optimizer_state_dtype = OptimizerStateDtype::kFp32;
   Framework framework = Framework::kMegatronCore;
   /// Share of HBM kept free for allocator fragmentation and spikes: the search accepts plans up

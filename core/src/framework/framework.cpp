@@ -76,6 +76,12 @@ bool offloads_activations(const TrainingSpec& training) {
   return megatron && !training.cuda_graphs;
 }
 
+bool keeps_fp8_params(const TrainingSpec& training, int zero) {
+  if (training.precision != Precision::kFp8) return false;
+  if (training.fp8_param_gather_given) return training.fp8_param_gather;
+  return training.framework == Framework::kMegatronCore && zero >= 1;
+}
+
 bool defers_gradient_sync(const TrainingSpec& training, const ParallelConfig& parallel) {
   return training.framework == Framework::kTorchtitan && parallel.pp > 1 && parallel.zero >= 2;
 }

@@ -56,7 +56,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
   f.bf16_optimizer_state = t.optimizer_state_dtype == OptimizerStateDtype::kBf16;
   f.cuda_graphs = t.cuda_graphs;
   f.activation_fp8_store = t.activation_func_fp8_input_store;
-  f.fp8_params = f.fp8 && t.fp8_param_gather;
+  f.fp8_params = f.fp8 && keeps_fp8_params(t, f.parallel.zero);
   f.fp8_attention = f.fp8 && t.fp8_dot_product_attention;
   f.flash_attention = t.flash_attention;
   f.fp8_recipe = t.fp8_recipe;

@@ -1126,7 +1126,10 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
     }
     t.activation_func_fp8_input_store =
         r.optional_boolean("activation_func_fp8_input_store").value_or(t.activation_func_fp8_input_store);
-    t.fp8_param_gather = r.optional_boolean("fp8_param_gather").value_or(t.fp8_param_gather);
+    if (auto keep = r.optional_boolean("fp8_param_gather")) {
+      t.fp8_param_gather = *keep;
+      t.fp8_param_gather_given = true;
+    }
     t.fp8_dot_product_attention =
         r.optional_boolean("fp8_dot_product_attention").value_or(t.fp8_dot_product_attention);
     if (t.fp8_dot_product_attention && (t.precision != Precision::kFp8 || !t.flash_attention)) {
@@ -1344,7 +1347,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) {
     j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
-    j["training"]["fp8_param_gather"] = t.fp8_param_gather;
+    j["training"]["fp8_param_gather"] = keeps_fp8_params(t, e.parallel.zero);
     j["training"]["fp8_dot_product_attention"] = t.fp8_dot_product_attention;
   }
   if (scenario.model.activation == Activation::kSwiglu) {

@@ -184,8 +184,9 @@ ModelStateBytes model_state_bytes(const Scenario& scenario, int zero) {
   // FP8 parameters (--fp8-param-gather): the layer's weight is its FP8 bytes and their
   // transpose, 1 + 1, in place of the BF16 weight (2, counted in `weights`) and no copies beside
   // it. Under ZeRO-3 that counts the shard at 2 bytes where its FP8 data alone is 1 (stated).
-  if (fp8) b.fp8_weight_copies = scenario.training.fp8_param_gather ? 0.0 : 2.0;
-  if (fp8 && scenario.training.fp8_param_gather) b.gathered_layer_weights = 1.0;
+  const bool fp8_params = fp8 && keeps_fp8_params(scenario.training, zero);
+  if (fp8) b.fp8_weight_copies = fp8_params ? 0.0 : 2.0;
+  if (fp8_params) b.gathered_layer_weights = 1.0;
   return b;
 }
 

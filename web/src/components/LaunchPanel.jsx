@@ -70,7 +70,7 @@ export function launchFixes(problems, plan) {
       text: needsZero ? 'FP8 parameters need the distributed optimizer (ZeRO-1 or more).'
         : `${FRAMEWORK_OF_CODE[fp8Params.split('.')[0]]} does not keep the weights in FP8.`,
       buttons: [...(needsZero ? [{ id: 'fix-f8p-zero', label: 'Use the distributed optimizer (ZeRO-1)', patch: { zero: '1' } }] : []),
-        { id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: '' } }],
+        { id: 'fix-f8p', label: 'Gather bf16 weights instead', patch: { f8p: 'false' } }],
     });
   }
   return out;

@@ -261,9 +261,9 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
                    onInput={(v) => onChange({ f8s: v }, PUSH)} error={err('f8s')}
                    hint="SwiGLU models only: half the bytes of its saved input (NeMo sets it; Megatron-LM has no flag)" />
             <Field id="f-f8p" label={FIELD_LABELS.f8p} value={state.f8p || ''}
-                   options={optionsWith('default (off)', ON_OFF, state.f8p)}
+                   options={optionsWith("the framework's default", ON_OFF, state.f8p)}
                    onInput={(v) => onChange({ f8p: v }, PUSH)} error={err('f8p')}
-                   hint="FP8 precision only: weights kept in FP8 (no bf16 copy) and gathered in FP8 (--fp8-param-gather; Megatron-Bridge's FP8 recipes)" />
+                   hint="FP8 precision only: weights kept in FP8 (no bf16 copy) and gathered in FP8 (--fp8-param-gather; Megatron-Core's default with ZeRO ≥ 1, as NVIDIA's FP8 recipes)" />
             <Field id="f-f8a" label={FIELD_LABELS.f8a} value={state.f8a || ''}
                    options={optionsWith('default (off)', ON_OFF, state.f8a)}
                    onInput={(v) => onChange({ f8a: v }, PUSH)} error={err('f8a')}

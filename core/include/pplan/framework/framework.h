@@ -11,6 +11,7 @@
 /// | grad_reduce_in_fp32  | off [1]            | on [3]               | off (bf16) [6]      | on [7]           |
 /// | flash_attention      | on                 | on; off on Ampere [4] | off [5]            | on [7]           |
 /// | host cost per kernel | fused TE kernels   | fused TE kernels     | eager PyTorch + apex [5] | eager PyTorch [7] |
+/// | FP8 parameters (fp8_param_gather) | on with ZeRO >= 1 [8] | off [2] | none [5] | none [7] |
 ///
 /// [1] NVIDIA-NeMo/Megatron-Bridge 067f987d src/megatron/bridge/recipes/common.py
 ///     `_pretrain_common` (distributed optimizer, overlap_grad_reduce, overlap_param_gather) and
@@ -30,6 +31,9 @@
 /// [7] pytorch/torchtitan b5bcd76c torchtitan/config/configs.py: mixed_precision_reduce float32,
 ///     compile (and so async TP) off by default; FSDP2 prefetches the next all-gather and overlaps
 ///     the reduce-scatter (torchtitan/distributed/fsdp.py); attention through SDPA (flash/cuDNN).
+/// [8] NVIDIA-NeMo/Megatron-Bridge 067f987d src/megatron/bridge/training/mixed_precision.py: every
+///     FP8 precision preset sets fp8_param_gather = True (NeMo 2.0's bf16_with_fp8_mixed set
+///     fp8_params = True); Megatron needs the distributed optimizer for it (keeps_fp8_params).
 
 #include <string_view>
 
@@ -67,6 +71,13 @@ bool overlaps_param_gather(const TrainingSpec& training, int zero);
 /// (parallel.offload_layers): Megatron-Core's CPU offloading (--cpu-offloading-num-layers), not
 /// under its per-layer CUDA graphs (transformer_config.py:2800). torchtitan and DeepSpeed have none.
 bool offloads_activations(const TrainingSpec& training);
+
+/// Whether an FP8 plan keeps its weights in FP8 and gathers them so (--fp8-param-gather): as
+/// training.fp8_param_gather says; if it says nothing, on for NVIDIA's recipes wherever Megatron
+/// allows it, with the distributed optimizer (zero >= 1): every FP8 precision preset of
+/// Megatron-Bridge sets it (067f987df src/megatron/bridge/training/mixed_precision.py) as NeMo
+/// 2.0's bf16_with_fp8_mixed set fp8_params. Off for the other frameworks and for BF16.
+bool keeps_fp8_params(const TrainingSpec& training, int zero);
 
 /// Whether sharded data parallelism (ZeRO-2/3) syncs gradients and reshards weights only on the
 /// last micro-batch of a step: FSDP2 under PyTorch's pipeline schedules does (pytorch/pytorch
