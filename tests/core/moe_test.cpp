@@ -21,6 +21,9 @@
 #include "pplan/report/design_report.h"
 #include "pplan/report/explain.h"
 #include "pplan/search/search.h"
+#include "pplan/io/api.h"
+
+#include <nlohmann/json.hpp>
 
 namespace pplan {
 namespace {
@@ -28,6 +31,7 @@ namespace {
 using testing::load_scenario;
 using testing::scenario_from;
 using testing::has_code;
+using nlohmann::json;
 
 Scenario mixtral(int gpus = 64, int seq_len = 4096) {
   return scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":)" +
@@ -258,6 +262,29 @@ TEST(MoeFolding, SearchTriesExpertTpOneWhenTpIsFree) {
       scenario_from(R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":64},
       "training":{"seq_len":4096,"global_batch":512},"parallel":{"tp":2}})");
   EXPECT_FALSE(searches_expert_tp(pinned));
+}
+
+// NVIDIA's Qwen3-235B-A22B on 256 H100 (Megatron-Bridge 26.04 table): TP 2, PP 8, EP 32. A stage
+// has tp·cp·dp = 2 · 1 · 16 = 32 GPUs: expert TP 2 × EP 32 = 64 cannot fold over them, expert
+// TP 1 × EP 32 can, so the layout ran with expert TP 1 and pplan takes it so when etp is left
+// out; where expert TP = TP folds (EP 8: 16 of 32), Megatron's default stays.
+TEST(MoeFolding, APinnedTpTakesExpertTpOneWhereOnlyOneFolds) {
+  const auto qwen3 = [](int ep, const char* command) {
+    return json::parse(handle_request(R"({"command":")" + std::string(command) + R"(","scenario":{"model":"qwen3-235b-a22b",
+        "cluster":{"gpu":"h100-sxm","gpus":256},"training":{"seq_len":4096,"global_batch":8192,"precision":"fp8"},
+        "parallel":{"tp":2,"pp":8,"dp":16,"cp":1,"ep":)" + std::to_string(ep) + R"(,"micro_batch":1,"zero":1}}})"));
+  };
+  const json planned = qwen3(32, "plan");
+  ASSERT_TRUE(planned["ok"].get<bool>()) << planned.dump().substr(0, 300);
+  ASSERT_FALSE(planned["plans"].empty()) << planned.dump().substr(0, 600);
+  EXPECT_EQ(planned["plans"][0]["parallel"]["etp"].get<int>(), 1);
+  const json evaluated = qwen3(32, "evaluate");
+  EXPECT_TRUE(evaluated["fits"].get<bool>()) << evaluated.dump().substr(0, 600);
+  EXPECT_EQ(evaluated["parallel"]["etp"].get<int>(), 1);
+  EXPECT_NE(evaluated.dump().find("etp 1 (expert TP 2 cannot fold ep 32 over tp·cp·dp)"), std::string::npos);
+  const json folds = qwen3(8, "plan");
+  ASSERT_FALSE(folds["plans"].empty());
+  EXPECT_EQ(folds["plans"][0]["parallel"]["etp"].get<int>(), 2);
 }
 
 TEST(MoeFolding, EtpOnADenseModelIsRefusedAtParse) {

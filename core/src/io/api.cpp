@@ -140,6 +140,8 @@ std::optional<Diagnostic> defaults_filled(const Scenario& scenario, const Parall
   add(c.cp.has_value(), "cp " + std::to_string(p.cp));
   add(c.dp.has_value(), "dp " + std::to_string(p.dp) + " (gpus / (tp·pp·cp))");
   add(c.ep.has_value(), "ep " + std::to_string(p.ep));
+  add(c.etp.has_value() || p.etp != 1, "etp 1 (expert TP " + std::to_string(p.tp) + " cannot fold ep " +
+                                           std::to_string(p.ep) + " over tp·cp·dp)");
   add(c.vpp.has_value(), "vpp " + std::to_string(p.vpp));
   add(c.micro_batch.has_value(), "micro_batch " + std::to_string(p.micro_batch));
   add(c.sequence_parallel.has_value(),

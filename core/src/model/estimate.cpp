@@ -44,6 +44,9 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.micro_batch = c.micro_batch.value_or(1);
   const long long model_parallel = 1LL * p.tp * p.pp * p.cp;
   p.dp = c.dp.value_or(static_cast<int>(std::max<long long>(1, scenario.cluster.gpus / model_parallel)));
+  if (!c.etp && scenario.model.moe && scenario.model.moe->experts > 0) {
+    p.etp = default_expert_tp(p, *scenario.model.moe);
+  }
   p.sequence_parallel = c.sequence_parallel.value_or(p.tp > 1);
   p.recompute = c.recompute.value_or(Recompute::kNone);
   p.zero = c.zero.value_or(0);

@@ -191,7 +191,7 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
              static_cast<std::size_t>(std::min(out.candidates, kLandscapeMaxEvaluations)));
 
   // Layer times depend on (tp, cp, ep, micro_batch, sp, recompute) only: compute each once.
-  std::map<std::array<int, 6>, LayerTimesPair> layer_cache;
+  std::map<std::array<int, 7>, LayerTimesPair> layer_cache;
   std::map<decltype(config_key(ParallelConfig{})), int> rank_of;
   for (std::size_t r = 0; r < ranked.size(); ++r) {
     rank_of.emplace(config_key(ranked[r].parallel), int(r));
@@ -213,13 +213,16 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
         recomputes[static_cast<std::size_t>(rest % static_cast<long long>(recomputes.size()))];
     rest /= static_cast<long long>(recomputes.size());
     p.ep = g.eps[static_cast<std::size_t>(rest % static_cast<long long>(g.eps.size()))];
+    if (!scenario.parallel.etp && p.etp == 0 && scenario.model.moe && scenario.model.moe->experts > 0) {
+      p.etp = default_expert_tp(p, *scenario.model.moe);
+    }
     rest /= static_cast<long long>(g.eps.size());
     p.vpp = g.vpps[static_cast<std::size_t>(rest % static_cast<long long>(g.vpps.size()))];
     rest /= static_cast<long long>(g.vpps.size());
     p.micro_batch = g.micro_batches[static_cast<std::size_t>(rest)];
     ++out.evaluated;
-    const std::array<int, 6> key{
-        p.tp, p.cp, p.ep, p.micro_batch, int(p.sequence_parallel), int(p.recompute)};
+    const std::array<int, 7> key{
+        p.tp, p.cp, p.ep, expert_tp(p), p.micro_batch, int(p.sequence_parallel), int(p.recompute)};
     auto cached = layer_cache.find(key);
     if (cached == layer_cache.end()) {
       cached = layer_cache.emplace(key, layer_times_for(scenario, p)).first;

@@ -501,8 +501,18 @@ class SearchPass {
     const std::vector<int> eps =
         pinned_or(pin_.ep, is_moe ? divisors(std::max(1, model.moe->experts)) : std::vector<int>{1});
     g.etps = {pin_.etp.value_or(0)};
-    if (searches_expert_tp(scenario_) && tp > 1) g.etps.push_back(1);
+    // With tp free, expert TP 1 is searched beside tp; with tp pinned, expert TP is tp, or 1
+    // where only 1 runs (default_expert_tp).
+    const bool fold_freely = searches_expert_tp(scenario_) && tp > 1;
+    const bool fold_where_needed = is_moe && tp > 1 && !pin_.etp && !fold_freely;
+    if (fold_freely || fold_where_needed) g.etps.push_back(1);
     for (int ep : eps) {
+      if (fold_where_needed) {
+        ParallelConfig p = g.base;
+        p.ep = ep;
+        g.expert_layouts.push_back({ep, default_expert_tp(p, *model.moe) == 1 ? std::size_t{1} : std::size_t{0}});
+        continue;
+      }
       for (std::size_t e = 0; e < g.etps.size(); ++e) g.expert_layouts.push_back({ep, e});
     }
     const auto with_layout = [&](const ExpertLayout& l) {
