@@ -362,13 +362,15 @@ inline bool expert_width_splits(const MoeSpec& moe, int etp) { return moe.expert
 /// Expert TP where the scenario leaves it out, as ParallelConfig::etp (0 = tp): tp, Megatron's
 /// default, unless the expert grid (etp × ep over tp·cp·dp) or the expert width cannot take tp
 /// while they can take 1. Such a layout runs only with expert TP 1, so whoever ran it set that
-/// (NVIDIA's Qwen3-235B-A22B on 256 H100: TP 2 × EP 32 over 2 · 16 GPUs per stage).
-inline int default_expert_tp(const ParallelConfig& p, const MoeSpec& moe) {
+/// (NVIDIA's Qwen3-235B-A22B on 256 H100: TP 2 × EP 32 over 2 · 16 GPUs per stage). 0 for a
+/// dense model.
+inline int default_expert_tp(const ParallelConfig& p, const std::optional<MoeSpec>& moe) {
+  if (!moe || moe->experts <= 0) return 0;
   ParallelConfig with_tp = p;
   with_tp.etp = 0;
   ParallelConfig with_one = p;
   with_one.etp = 1;
-  const bool tp_runs = expert_grid_tiles(with_tp) && expert_width_splits(moe, p.tp);
+  const bool tp_runs = expert_grid_tiles(with_tp) && expert_width_splits(*moe, p.tp);
   return tp_runs || !expert_grid_tiles(with_one) ? 0 : 1;
 }
 

@@ -44,9 +44,7 @@ ParallelConfig resolve_defaults(const Scenario& scenario) {
   p.micro_batch = c.micro_batch.value_or(1);
   const long long model_parallel = 1LL * p.tp * p.pp * p.cp;
   p.dp = c.dp.value_or(static_cast<int>(std::max<long long>(1, scenario.cluster.gpus / model_parallel)));
-  if (!c.etp && scenario.model.moe && scenario.model.moe->experts > 0) {
-    p.etp = default_expert_tp(p, *scenario.model.moe);
-  }
+  if (!c.etp) p.etp = default_expert_tp(p, scenario.model.moe);
   p.sequence_parallel = c.sequence_parallel.value_or(p.tp > 1);
   p.recompute = c.recompute.value_or(Recompute::kNone);
   p.zero = c.zero.value_or(0);
@@ -409,7 +407,7 @@ namespace {
 
 /// Notes on the scenario itself: a custom model completed from its preset twin, FP8 asked of a
 /// GPU without it, hosts that do not tile the system's NVLink domain, a part-filled domain.
-void add_cluster_diagnostics(const Scenario& scenario, Estimate& e) {
+void add_scenario_diagnostics(const Scenario& scenario, Estimate& e) {
   const ModelSpec& model = scenario.model;
   if (!model.details_from_preset.empty()) {
     e.diagnostics.push_back({"model.details_from_preset", Severity::kInfo,
@@ -695,7 +693,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
   e.parallel = parallel;
   ParallelConfig& p = e.parallel;
   const bool detailed = options.detailed;
-  if (detailed) add_cluster_diagnostics(scenario, e);
+  if (detailed) add_scenario_diagnostics(scenario, e);
   if (p.tp <= 1) {
     if (p.sequence_parallel && detailed) {
       e.diagnostics.push_back({"plan.sp_needs_tp", Severity::kWarning,

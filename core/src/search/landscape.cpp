@@ -190,7 +190,7 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
       spread(static_cast<std::size_t>(out.candidates),
              static_cast<std::size_t>(std::min(out.candidates, kLandscapeMaxEvaluations)));
 
-  // Layer times depend on (tp, cp, ep, micro_batch, sp, recompute) only: compute each once.
+  // Layer times depend on (tp, cp, ep, expert TP, micro_batch, sp, recompute) only: compute each once.
   std::map<std::array<int, 7>, LayerTimesPair> layer_cache;
   std::map<decltype(config_key(ParallelConfig{})), int> rank_of;
   for (std::size_t r = 0; r < ranked.size(); ++r) {
@@ -213,9 +213,7 @@ Landscape landscape(const Scenario& scenario, const std::vector<Estimate>& ranke
         recomputes[static_cast<std::size_t>(rest % static_cast<long long>(recomputes.size()))];
     rest /= static_cast<long long>(recomputes.size());
     p.ep = g.eps[static_cast<std::size_t>(rest % static_cast<long long>(g.eps.size()))];
-    if (!scenario.parallel.etp && p.etp == 0 && scenario.model.moe && scenario.model.moe->experts > 0) {
-      p.etp = default_expert_tp(p, *scenario.model.moe);
-    }
+    if (!scenario.parallel.etp && p.etp == 0) p.etp = default_expert_tp(p, scenario.model.moe);
     rest /= static_cast<long long>(g.eps.size());
     p.vpp = g.vpps[static_cast<std::size_t>(rest % static_cast<long long>(g.vpps.size()))];
     rest /= static_cast<long long>(g.vpps.size());

@@ -510,7 +510,7 @@ class SearchPass {
       if (fold_where_needed) {
         ParallelConfig p = g.base;
         p.ep = ep;
-        g.expert_layouts.push_back({ep, default_expert_tp(p, *model.moe) == 1 ? std::size_t{1} : std::size_t{0}});
+        g.expert_layouts.push_back({ep, default_expert_tp(p, model.moe) == 1 ? std::size_t{1} : std::size_t{0}});
         continue;
       }
       for (std::size_t e = 0; e < g.etps.size(); ++e) g.expert_layouts.push_back({ep, e});
