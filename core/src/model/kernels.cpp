@@ -80,25 +80,39 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
   return gpu.bf16_flops_per_s;
 }
 
-std::size_t GemmMemo::home(const Shape& s) const {
-  // The bits of each value, mixed by multiplication (a shape's values are positive, so equal
-  // values have equal bits).
-  std::uint64_t h = static_cast<std::uint64_t>(s.precision) + 1;
-  for (double v : {s.m, s.n, s.k, s.batch}) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    h = (h ^ bits) * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-  }
+GemmMemo::Slot GemmMemo::key_of(const Shape& shape) {
+  // A shape's values are positive (gemm_s() returns before a zero one), so a sign and m = 0
+  // are free to mean FP8 and empty.
+  return {shape.m, shape.n, shape.k, shape.precision == Precision::kFp8 ? -shape.batch : shape.batch, 0.0};
+}
+
+std::size_t GemmMemo::home(const Slot& key) const {
+  // Each value's bits times its own odd constant, summed, the high bits folded down: the four
+  // products are independent, so they run side by side.
+  std::uint64_t bits[4];
+  std::memcpy(&bits[0], &key.m, 8);
+  std::memcpy(&bits[1], &key.n, 8);
+  std::memcpy(&bits[2], &key.k, 8);
+  std::memcpy(&bits[3], &key.signed_batch, 8);
+  std::uint64_t h = bits[0] * 0x9E3779B97F4A7C15ULL + bits[1] * 0xC2B2AE3D27D4EB4FULL +
+                    bits[2] * 0x165667B19E3779F9ULL + bits[3] * 0xD6E8FEB86659FD93ULL;
+  h ^= h >> 32;
+  h *= 0x9E3779B97F4A7C15ULL;
+  h ^= h >> 29;
   return static_cast<std::size_t>(h) & (slots_.size() - 1);
+}
+
+static bool same_key(const GemmMemo::Slot& a, const GemmMemo::Slot& b) {
+  return a.m == b.m && a.n == b.n && a.k == b.k && a.signed_batch == b.signed_batch;
 }
 
 const double* GemmMemo::find(const Shape& shape) const {
   if (slots_.empty()) return nullptr;
-  for (std::size_t i = home(shape);; i = (i + 1) & (slots_.size() - 1)) {
+  const Slot key = key_of(shape);
+  for (std::size_t i = home(key);; i = (i + 1) & (slots_.size() - 1)) {
     const Slot& slot = slots_[i];
-    if (!slot.used) return nullptr;
-    if (slot.shape == shape) return &slot.seconds;
+    if (slot.m == 0) return nullptr;
+    if (same_key(slot, key)) return &slot.seconds;
   }
 }
 
@@ -109,16 +123,24 @@ void GemmMemo::store(const Shape& shape, double seconds) {
     slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
     used_ = 0;
     for (const Slot& slot : old) {
-      if (slot.used) store(slot.shape, slot.seconds);
+      if (slot.m != 0) {
+        slots_[free_slot(slot)] = slot;
+        ++used_;
+      }
     }
   }
-  std::size_t i = home(shape);
-  while (slots_[i].used) {
-    if (slots_[i].shape == shape) return;
-    i = (i + 1) & (slots_.size() - 1);
-  }
-  slots_[i] = Slot{shape, seconds, true};
+  Slot key = key_of(shape);
+  const std::size_t i = free_slot(key);
+  if (slots_[i].m != 0) return;  // already there
+  key.seconds = seconds;
+  slots_[i] = key;
   ++used_;
+}
+
+std::size_t GemmMemo::free_slot(const Slot& key) const {
+  std::size_t i = home(key);
+  while (slots_[i].m != 0 && !same_key(slots_[i], key)) i = (i + 1) & (slots_.size() - 1);
+  return i;
 }
 
 /// The GEMM rate with every tile and wave full (FLOP/s).

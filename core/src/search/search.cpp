@@ -368,8 +368,12 @@ struct GridSpace {
   std::vector<ExpertLayout> expert_layouts;
   std::vector<int> etps, sps, micro_batches;
   std::vector<PipelineOption> pipelines;
-  /// [params class][expert layout], filled for the classes `pipelines` uses.
+  /// [params class][expert layout], for the classes `pipelines` uses: the first layout's at once
+  /// (its stages' layer counts serve every layout's time bounds), the others' when a candidate
+  /// of theirs is first scored (most layouts of a large MoE space are pruned on time first).
   std::array<std::vector<CandidateStageParams>, kParamsClasses> params_by_layout;
+  std::array<std::vector<char>, kParamsClasses> params_ready;
+  std::array<ScheduleKind, kParamsClasses> params_schedule{};
   long long inner_per_vpp = 0;  ///< configurations per (micro-batch, pipeline option)
 };
 
@@ -566,24 +570,35 @@ class SearchPass {
     // Memory parts computed once: stage parameters per expert layout (activations per
     // micro-batch follow).
     for (const PipelineOption& option : g.pipelines) {
-      std::vector<CandidateStageParams>& params = g.params_by_layout[params_class(option.schedule)];
-      if (!params.empty()) continue;
-      params.reserve(g.expert_layouts.size());
-      for (const ExpertLayout& layout : g.expert_layouts) {
-        ParallelConfig p = with_layout(layout);
-        p.schedule = option.schedule;
-        params.push_back(candidate_stage_params(scenario_, p, g.split));
-      }
+      const ParamsClass cls = params_class(option.schedule);
+      if (!g.params_by_layout[cls].empty() || g.expert_layouts.empty()) continue;
+      g.params_by_layout[cls].resize(g.expert_layouts.size());
+      g.params_ready[cls].assign(g.expert_layouts.size(), 0);
+      g.params_schedule[cls] = option.schedule;
+      layout_params(g, cls, 0);
     }
     g.inner_per_vpp =
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
     return g;
   }
 
+  /// The stage parameters of expert layout `li` under schedules of class `cls`, computed once.
+  const CandidateStageParams& layout_params(GridSpace& g, ParamsClass cls, std::size_t li) const {
+    if (!g.params_ready[cls][li]) {
+      ParallelConfig p = g.base;
+      p.ep = g.expert_layouts[li].ep;
+      p.etp = g.etps[g.expert_layouts[li].etp_index];
+      p.schedule = g.params_schedule[cls];
+      g.params_by_layout[cls][li] = candidate_stage_params(scenario_, p, g.split);
+      g.params_ready[cls][li] = 1;
+    }
+    return g.params_by_layout[cls][li];
+  }
+
   void search_grid(const Grid& grid) {
-    const std::optional<GridSpace> space = grid_space(grid);
+    std::optional<GridSpace> space = grid_space(grid);
     if (!space) return;
-    const GridSpace& g = *space;
+    GridSpace& g = *space;
     const std::size_t kinds = recomputes_.size();
     // Activations per (etp, sp, recompute): the MoE dispatch keeps etp/tp of its copies.
     const auto slot = [&](std::size_t etp_index, std::size_t si, std::size_t r) {
@@ -627,7 +642,8 @@ class SearchPass {
           all_checked = false;
           continue;
         }
-        const std::vector<CandidateStageParams>& params_by_layout = g.params_by_layout[params_class(option.schedule)];
+        const ParamsClass cls = params_class(option.schedule);
+        const std::vector<CandidateStageParams>& params_by_layout = g.params_by_layout[cls];
         if (!params_by_layout.empty() && block_loses(g, mb, option, params_by_layout.front(), floors)) {
           stats().configs_pruned += g.inner_per_vpp;
           stats().configs_evaluated += g.inner_per_vpp;
@@ -659,7 +675,7 @@ class SearchPass {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
             const std::size_t entry = ((overlapped ? g.expert_layouts.size() : 0) + li) * g.sps.size() + si;
-            if (layout_loses(g, mb, option, layout, params_by_layout[li], si, floors, entries[entry],
+            if (layout_loses(g, mb, option, layout, params_by_layout.front(), si, floors, entries[entry],
                              entries[entry - si])) {
               const long long pruned = static_cast<long long>(zeros_.size() * kinds);
               stats().configs_pruned += pruned;
@@ -682,7 +698,7 @@ class SearchPass {
                 p.recompute = recomputes_[r];
                 p.zero = zero;
                 const std::size_t i = slot(layout.etp_index, si, r);
-                const Next next = score(g, p, params_by_layout[li], activations[i], stage_activations[i],
+                const Next next = score(g, p, layout_params(g, cls, li), activations[i], stage_activations[i],
                                         kinds - r, any_fit,
                                         entries[entry].totals, floors[si], std::max(0.0, entries[entry].moe_floor_s));
                 if (next == Next::kTryOffload) {

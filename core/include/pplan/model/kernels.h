@@ -26,15 +26,19 @@ class GemmMemo {
   const double* find(const Shape& shape) const;
   void store(const Shape& shape, double seconds);
 
- private:
   /// Open addressing with linear probing in one array: a search looks a shape up millions of
-  /// times, and a node-based map's pointer chase cost more than timing the GEMM again.
+  /// times, and a node-based map's pointer chase cost more than timing the GEMM again. A slot
+  /// is 40 bytes (the precision rides on the batch's sign, an empty slot has m = 0): a large
+  /// search holds thousands of shapes, and most of a lookup's time is the slot's cache miss.
   struct Slot {
-    Shape shape;
-    double seconds;
-    bool used;
+    double m = 0, n = 0, k = 0, signed_batch = 0;
+    double seconds = 0;
   };
-  std::size_t home(const Shape& shape) const;
+ private:
+  static Slot key_of(const Shape& shape);
+  std::size_t home(const Slot& key) const;
+  /// The slot holding `key`, or the empty one it would go in.
+  std::size_t free_slot(const Slot& key) const;
   std::vector<Slot> slots_;
   std::size_t used_ = 0;
 };
