@@ -604,30 +604,17 @@ class SearchPass {
     const auto slot = [&](std::size_t etp_index, std::size_t si, std::size_t r) {
       return (etp_index * g.sps.size() + si) * kinds + r;
     };
+    // Per (etp, sp, recompute) slot: the layers' activation parts at the micro-batch, and the
+    // candidate stages' activation bytes at the pipeline option, each computed when a layout that
+    // survives its time bounds first needs them (ready flags: 0 no, 1 parts, 2 both).
     std::vector<LayerActivationParts> activations(g.etps.size() * g.sps.size() * kinds);
     std::vector<CandidateActivations> stage_activations(activations.size());
+    std::vector<char> slot_ready(activations.size());
     std::vector<LayoutEntry> entries;
     std::vector<const LayerFloor*> floors;
     for (std::size_t mb_index = 0; mb_index < g.micro_batches.size() && !stats().capped; ++mb_index) {
       const int mb = g.micro_batches[mb_index];
-      // The layers' activation parts at this micro-batch, computed when a block first needs them.
-      bool activations_ready = false;
-      const auto ready_activations = [&] {
-        if (activations_ready) return;
-        activations_ready = true;
-        for (std::size_t e = 0; e < g.etps.size(); ++e) {
-          for (std::size_t si = 0; si < g.sps.size(); ++si) {
-            for (std::size_t r = 0; r < kinds; ++r) {
-              ParallelConfig shape = g.base;
-              shape.etp = g.etps[e];
-              shape.micro_batch = mb;
-              shape.sequence_parallel = g.sps[si] != 0;
-              shape.recompute = recomputes_[r];
-              activations[slot(e, si, r)] = activation_parts(shape);
-            }
-          }
-        }
-      };
+      std::fill(slot_ready.begin(), slot_ready.end(), 0);
       bool any_fit = false;
       bool all_checked = true;
       // Each (layout, sp)'s floors and layer times, looked up once per micro-batch when first
@@ -650,27 +637,27 @@ class SearchPass {
           all_checked = false;
           continue;
         }
-        ready_activations();
         ParallelConfig scheduled = g.base;
         scheduled.schedule = option.schedule;
         const bool overlapped = overlaps_f_and_b(scenario_.training, scheduled);
+        for (char& ready : slot_ready) ready = std::min<char>(ready, 1);  // a new option's bytes
         // Activation bytes per candidate stage, per (etp, sp, recompute): the candidate stages
         // and their layers come from the split alone, so one computation serves every ep and ZeRO.
-        for (std::size_t e = 0; e < g.etps.size() && !params_by_layout.empty(); ++e) {
-          for (std::size_t si = 0; si < g.sps.size(); ++si) {
-            for (std::size_t r = 0; r < kinds; ++r) {
-              ParallelConfig shape = g.base;
-              shape.etp = g.etps[e];
-              shape.micro_batch = mb;
-              shape.vpp = vpp;
-              shape.schedule = option.schedule;
-              shape.sequence_parallel = g.sps[si] != 0;
-              shape.recompute = recomputes_[r];
-              stage_activations[slot(e, si, r)] = candidate_activation_bytes(
-                  scenario_, shape, params_by_layout.front(), activations[slot(e, si, r)]);
-            }
-          }
-        }
+        const auto ready_slot = [&](std::size_t e, std::size_t si, std::size_t r) {
+          const std::size_t i = slot(e, si, r);
+          if (slot_ready[i] == 2) return i;
+          ParallelConfig shape = g.base;
+          shape.etp = g.etps[e];
+          shape.micro_batch = mb;
+          shape.sequence_parallel = g.sps[si] != 0;
+          shape.recompute = recomputes_[r];
+          if (slot_ready[i] == 0) activations[i] = activation_parts(shape);
+          shape.vpp = vpp;
+          shape.schedule = option.schedule;
+          stage_activations[i] = candidate_activation_bytes(scenario_, shape, params_by_layout.front(), activations[i]);
+          slot_ready[i] = 2;
+          return i;
+        };
         for (std::size_t li = 0; li < g.expert_layouts.size(); ++li) {
           const ExpertLayout& layout = g.expert_layouts[li];
           for (std::size_t si = 0; si < g.sps.size(); ++si) {
@@ -697,7 +684,7 @@ class SearchPass {
                 p.sequence_parallel = g.sps[si] != 0;
                 p.recompute = recomputes_[r];
                 p.zero = zero;
-                const std::size_t i = slot(layout.etp_index, si, r);
+                const std::size_t i = ready_slot(layout.etp_index, si, r);
                 const Next next = score(g, p, layout_params(g, cls, li), activations[i], stage_activations[i],
                                         kinds - r, any_fit,
                                         entries[entry].totals, floors[si], std::max(0.0, entries[entry].moe_floor_s));
