@@ -66,9 +66,17 @@ std::string speed_format_problem(const std::string& content) {
   if (lines.size() < 5) return "fewer than 5 lines";
   if (!std::regex_match(lines[0], heading)) return "line 1 does not name the command, machine, date and load";
   if (!lines[1].empty() || lines[2] != header || lines[3] != "|---|---|---|---|") return "the table header differs";
-  for (std::size_t i = 4; i < lines.size(); ++i) {
+  const std::regex ratio(R"(^DeepSeek-V3 over Llama 3 405B: [0-9.]+× native, ([0-9.]+× wasm search alone, )"
+                         R"([0-9.]+× whole request|wasm not built) \(goal, issue #22: at most 3× on both engines\)\.$)");
+  std::size_t i = 4;
+  for (; i < lines.size() && !lines[i].empty(); ++i) {
     if (!std::regex_match(lines[i], row)) return "line " + std::to_string(i + 1) + " is not a timing row";
   }
+  if (i == 4) return "no timing rows";
+  if (i + 1 >= lines.size() || !std::regex_match(lines[i + 1], ratio)) {
+    return "the line after the table is not DeepSeek-V3's ratio to Llama 3 405B";
+  }
+  if (i + 2 != lines.size()) return "lines follow the ratio";
   return "";
 }
 

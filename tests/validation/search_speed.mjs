@@ -36,15 +36,30 @@ const wasmLines = existsSync(wasmEngine)
   ? execFileSync('node', [`${root}tests/bench/wasm_search_bench.mjs`], { encoding: 'utf8' }).split('\n')
   : [];
 
-const rows = searches.map((s) => {
+const timings = searches.map((s) => {
   const runs = native.filter((b) => b.run_name === s.native);
   if (runs.length === 0) throw new Error(`search_speed: no benchmark ${s.native} in pplan_bench_search`);
   const n = runs.reduce((best, b) => (b.real_time < best.real_time ? b : best));
   const line = wasmLines.find((l) => l.startsWith(`${s.wasm}:`));
   const m = line && line.match(/best ([0-9.]+) ms per plan request \(search alone ([0-9.]+) ms\)/);
-  const wasm = m ? `${m[2]} ms / ${m[1]} ms` : 'not built';
-  return `| ${s.label} | ${(n.configs / 1e6).toFixed(2)} M | ${n.real_time.toFixed(1)} ms | ${wasm} |`;
+  return { ...s, configs: n.configs, native_ms: n.real_time, wasm: m && { search: m[2], request: m[1] } };
 });
+const rows = timings.map((t) => {
+  const wasm = t.wasm ? `${t.wasm.search} ms / ${t.wasm.request} ms` : 'not built';
+  return `| ${t.label} | ${(t.configs / 1e6).toFixed(2)} M | ${t.native_ms.toFixed(1)} ms | ${wasm} |`;
+});
+// Issue #22's goal: the unpinned DeepSeek-V3 search within 3x the Llama 3 405B one, on both engines.
+const [llama, deepseek] = ['Llama3_405bOn16384H100', 'DeepseekV3On2048H100'].map((name) =>
+  timings.find((t) => t.native === name),
+);
+const times = (a, b) => `${(a / b).toFixed(1)}×`;
+const ratio =
+  `DeepSeek-V3 over Llama 3 405B: ${times(deepseek.native_ms, llama.native_ms)} native` +
+  (deepseek.wasm && llama.wasm
+    ? `, ${times(deepseek.wasm.search, llama.wasm.search)} wasm search alone, ` +
+      `${times(deepseek.wasm.request, llama.wasm.request)} whole request`
+    : ', wasm not built') +
+  ' (goal, issue #22: at most 3× on both engines).';
 
 const cpu = os.cpus();
 const machine = `${cpu[0].model.replace(/\s+/g, ' ').trim()}`;
@@ -56,6 +71,8 @@ const block = [
   '| search (nothing pinned) | configurations | native (best of 5) | wasm: search alone / whole request |',
   '|---|---|---|---|',
   ...rows,
+  '',
+  ratio,
   '',
 ].join('\n');
 
