@@ -534,6 +534,39 @@ TEST(JsonIo, EvaluateListsTheDefaultsItFilledIn) {
   for (const json& d : complete["diagnostics"]) EXPECT_NE(d["code"], "plan.defaults_filled");
 }
 
+// A configuration the scenario's framework refuses is still priced by evaluate, with a warning
+// naming Megatron's rule: here the EP all-to-all overlap with pp 2 and no virtual pipeline, which
+// Megatron-LM d98e8a64 transformer_config.py refuses (found on NVIDIA's DeepSeek-V3 26.06
+// recipe, whose vp 8 pplan cannot express). Without a pipeline (pp 1) Megatron runs the overlap:
+// no warning.
+TEST(JsonIo, EvaluateWarnsOfWhatTheFrameworkRefuses) {
+  json s = json::parse(R"({"model":"deepseek-v3","cluster":{"gpu":"gb300","gpus":256,"gpus_per_node":4,
+      "nvlink_domain_gpus":72},"training":{"seq_len":4096,"global_batch":4096,"precision":"fp8",
+      "framework":"megatron-core","overlap_moe_expert_parallel_comm":true},
+      "parallel":{"tp":1,"pp":2,"cp":1,"dp":128,"ep":32,"vpp":1,"micro_batch":1,"zero":1,"recompute":"none"}})");
+  const auto refusals = [](const json& r) {
+    std::vector<std::string> messages;
+    for (const json& d : r["diagnostics"]) {
+      if (d["code"] == "plan.framework_refuses") {
+        EXPECT_EQ(d["severity"], "warning");
+        messages.push_back(d["message"]);
+      }
+    }
+    return messages;
+  };
+  const json r = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  const std::vector<std::string> refused = refusals(r);
+  ASSERT_EQ(refused.size(), 1u) << r["diagnostics"].dump();
+  EXPECT_NE(refused[0].find("megatron.moe_overlap_needs_vpp"), std::string::npos) << refused[0];
+  EXPECT_NE(refused[0].find("virtual pipeline"), std::string::npos) << refused[0];
+  s["parallel"]["pp"] = 1;
+  s["parallel"]["dp"] = 256;
+  const json one_stage = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(one_stage["ok"].get<bool>());
+  EXPECT_TRUE(refusals(one_stage).empty()) << one_stage["diagnostics"].dump();
+}
+
 TEST(JsonIo, DidYouMeanAcrossCaseAndNearMisses) {
   const auto message_of = [](const json& s) { return failure_of(s).message; };
   json s = valid();

@@ -8,6 +8,8 @@
 #include <new>
 #include <optional>
 
+#include "pplan/framework/framework.h"
+#include "pplan/framework/rules.h"
 #include "pplan/report/design_report.h"
 #include "pplan/model/estimate.h"
 #include "pplan/model/pipeline_schedule.h"
@@ -259,6 +261,15 @@ ordered_json respond(const std::string& command, const json& document,
     const ParallelConfig parallel = resolve_defaults(scenario);
     Estimate e = evaluate(scenario, parallel);
     if (auto filled = defaults_filled(scenario, parallel)) e.diagnostics.push_back(*filled);
+    // What training.framework cannot run is still priced here (the configuration was asked
+    // for), but said: the search never returns it, and launch refuses the same codes.
+    const char* framework = framework_name(scenario.training.framework);
+    for (const LaunchProblem& problem :
+         framework_problems(launch_framework_of(scenario.training.framework), scenario, parallel)) {
+      e.diagnostics.push_back({"plan.framework_refuses", Severity::kWarning,
+                               std::string(framework) + " cannot run this configuration as priced (" +
+                                   problem.code + "): " + problem.message});
+    }
     append(j, estimate_to_json(e, scenario));
     return j;
   }
