@@ -102,7 +102,7 @@ std::size_t GemmMemo::home(const Slot& key) const {
   return static_cast<std::size_t>(h) & (slots_.size() - 1);
 }
 
-static bool same_key(const GemmMemo::Slot& a, const GemmMemo::Slot& b) {
+bool GemmMemo::same_key(const Slot& a, const Slot& b) {
   return a.m == b.m && a.n == b.n && a.k == b.k && a.signed_batch == b.signed_batch;
 }
 

@@ -26,6 +26,7 @@ class GemmMemo {
   const double* find(const Shape& shape) const;
   void store(const Shape& shape, double seconds);
 
+ private:
   /// Open addressing with linear probing in one array: a search looks a shape up millions of
   /// times, and a node-based map's pointer chase cost more than timing the GEMM again. A slot
   /// is 40 bytes (the precision rides on the batch's sign, an empty slot has m = 0): a large
@@ -34,8 +35,8 @@ class GemmMemo {
     double m = 0, n = 0, k = 0, signed_batch = 0;
     double seconds = 0;
   };
- private:
   static Slot key_of(const Shape& shape);
+  static bool same_key(const Slot& a, const Slot& b);
   std::size_t home(const Slot& key) const;
   /// The slot holding `key`, or the empty one it would go in.
   std::size_t free_slot(const Slot& key) const;
