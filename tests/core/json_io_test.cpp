@@ -560,11 +560,19 @@ TEST(JsonIo, EvaluateWarnsOfWhatTheFrameworkRefuses) {
   ASSERT_EQ(refused.size(), 1u) << r["diagnostics"].dump();
   EXPECT_NE(refused[0].find("megatron.moe_overlap_needs_vpp"), std::string::npos) << refused[0];
   EXPECT_NE(refused[0].find("virtual pipeline"), std::string::npos) << refused[0];
+  EXPECT_TRUE(r["fits"].get<bool>());
   s["parallel"]["pp"] = 1;
   s["parallel"]["dp"] = 256;
   const json one_stage = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
   ASSERT_TRUE(one_stage["ok"].get<bool>());
   EXPECT_TRUE(refusals(one_stage).empty()) << one_stage["diagnostics"].dump();
+  // A plan with errors of its own (pp 200 > 61 layers, 1,600 ranks on 256 GPUs) is not also
+  // told what the framework refuses: its errors say it.
+  s["parallel"]["pp"] = 200;
+  const json broken = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(broken["ok"].get<bool>());
+  EXPECT_FALSE(broken["fits"].get<bool>());
+  EXPECT_TRUE(refusals(broken).empty()) << broken["diagnostics"].dump();
 }
 
 TEST(JsonIo, DidYouMeanAcrossCaseAndNearMisses) {
