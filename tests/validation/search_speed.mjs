@@ -28,10 +28,14 @@ if (!existsSync(bench)) {
   console.error(`search_speed: ${bench} is missing; build it with cmake --build --preset native`);
   process.exit(1);
 }
-// Best of five repetitions: the shared machine's other load only ever adds time.
-const native = JSON.parse(
-  execFileSync(bench, ['--benchmark_format=json', '--benchmark_repetitions=5'], { encoding: 'utf8' }),
-).benchmarks.filter((b) => b.run_type === 'iteration');
+// Best of five runs of every search, interleaved (five passes over the four, not five of one
+// then five of the next): the shared machine's other load only ever adds time, and it drifts,
+// so a ratio between two searches is fair only when each saw the same stretches of it.
+const native = Array.from({ length: 5 }, () =>
+  JSON.parse(execFileSync(bench, ['--benchmark_format=json'], { encoding: 'utf8' })).benchmarks,
+)
+  .flat()
+  .filter((b) => b.run_type === 'iteration');
 const wasmLines = existsSync(wasmEngine)
   ? execFileSync('node', [`${root}tests/bench/wasm_search_bench.mjs`], { encoding: 'utf8' }).split('\n')
   : [];
