@@ -264,14 +264,13 @@ ordered_json respond(const std::string& command, const json& document,
     // What training.framework cannot run is still priced here (the configuration was asked
     // for), but said: the search never returns it, and launch refuses the same codes. Only for
     // a plan with no error of its own, whose errors already say why it cannot run.
-    const char* framework = framework_name(scenario.training.framework);
-    const std::vector<LaunchProblem> refusals =
-        e.feasible ? framework_problems(launch_framework_of(scenario.training.framework), scenario, parallel)
-                   : std::vector<LaunchProblem>{};
-    for (const LaunchProblem& problem : refusals) {
-      e.diagnostics.push_back({"plan.framework_refuses", Severity::kWarning,
-                               std::string(framework) + " cannot run this configuration as priced (" +
-                                   problem.code + "): " + problem.message});
+    if (e.feasible) {
+      const Framework framework = scenario.training.framework;
+      for (const LaunchProblem& problem : framework_problems(launch_framework_of(framework), scenario, parallel)) {
+        e.diagnostics.push_back({"plan.framework_refuses", Severity::kWarning,
+                                 std::string(framework_name(framework)) + " cannot run this configuration as priced (" +
+                                     problem.code + "): " + problem.message});
+      }
     }
     append(j, estimate_to_json(e, scenario));
     return j;

@@ -375,6 +375,14 @@ struct GridSpace {
   std::array<std::vector<char>, kParamsClasses> params_ready;
   std::array<ScheduleKind, kParamsClasses> params_schedule{};
   long long inner_per_vpp = 0;  ///< configurations per (micro-batch, pipeline option)
+
+  /// The grid's base configuration at expert layout `l`.
+  ParallelConfig with_layout(const ExpertLayout& l) const {
+    ParallelConfig p = base;
+    p.ep = l.ep;
+    p.etp = etps[l.etp_index];
+    return p;
+  }
 };
 
 /// One pass of the search against `capacity_bytes` per GPU: the grids in walk order, each
@@ -519,15 +527,9 @@ class SearchPass {
       }
       for (std::size_t e = 0; e < g.etps.size(); ++e) g.expert_layouts.push_back({ep, e});
     }
-    const auto with_layout = [&](const ExpertLayout& l) {
-      ParallelConfig p = g.base;
-      p.ep = l.ep;
-      p.etp = g.etps[l.etp_index];
-      return p;
-    };
     const auto layout_misfit = std::stable_partition(
         g.expert_layouts.begin(), g.expert_layouts.end(), [&](const ExpertLayout& l) {
-          const ParallelConfig p = with_layout(l);
+          const ParallelConfig p = g.with_layout(l);
           return expert_grid_tiles(p) && (!is_moe || expert_width_splits(*model.moe, expert_tp(p)));
         });
     const long long ep_rejected = static_cast<long long>(g.expert_layouts.end() - layout_misfit);
@@ -585,9 +587,7 @@ class SearchPass {
   /// The stage parameters of expert layout `li` under schedules of class `cls`, computed once.
   const CandidateStageParams& layout_params(GridSpace& g, ParamsClass cls, std::size_t li) const {
     if (!g.params_ready[cls][li]) {
-      ParallelConfig p = g.base;
-      p.ep = g.expert_layouts[li].ep;
-      p.etp = g.etps[g.expert_layouts[li].etp_index];
+      ParallelConfig p = g.with_layout(g.expert_layouts[li]);
       p.schedule = g.params_schedule[cls];
       g.params_by_layout[cls][li] = candidate_stage_params(scenario_, p, g.split);
       g.params_ready[cls][li] = 1;
@@ -675,12 +675,10 @@ class SearchPass {
               // once one does not fit, the rest cannot either, but for no recomputation with
               // offloaded activations.
               for (std::size_t r = 0; r < kinds; ++r) {
-                ParallelConfig p = g.base;
+                ParallelConfig p = g.with_layout(layout);
                 p.micro_batch = mb;
                 p.vpp = vpp;
                 p.schedule = option.schedule;
-                p.ep = layout.ep;
-                p.etp = g.etps[layout.etp_index];
                 p.sequence_parallel = g.sps[si] != 0;
                 p.recompute = recomputes_[r];
                 p.zero = zero;
@@ -964,12 +962,10 @@ class SearchPass {
                     LayoutEntry& entry, const LayoutEntry& first_sp_entry) {
     const double threshold_s = families_.threshold_s();
     if (!(threshold_s < std::numeric_limits<double>::infinity()) || moe_layer_ < 0) return false;
-    ParallelConfig p = g.base;
+    ParallelConfig p = g.with_layout(layout);
     p.micro_batch = mb;
     p.vpp = option.vpp;
     p.schedule = option.schedule;
-    p.ep = layout.ep;
-    p.etp = g.etps[layout.etp_index];
     p.sequence_parallel = g.sps[si] != 0;
     if (entry.layout_s < 0) {
       entry.dispatch_s = first_sp_entry.dispatch_s >= 0 ? first_sp_entry.dispatch_s
