@@ -30,7 +30,23 @@ const char* activation_name(Activation activation) {
 }
 
 const char* precision_name(Precision precision) {
-  return precision == Precision::kFp8 ? "fp8" : "bf16";
+  switch (precision) {
+    case Precision::kFp8: return "fp8";
+    case Precision::kFp4: return "nvfp4";
+    case Precision::kBf16: break;
+  }
+  return "bf16";
+}
+
+const char* fp8_recipe_name(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::kCurrent: return "current";
+    case Fp8Recipe::kBlockwise: return "blockwise";
+    case Fp8Recipe::kMxfp8: return "mxfp8";
+    case Fp8Recipe::kNvfp4: return "nvfp4";
+    case Fp8Recipe::kDelayed: break;
+  }
+  return "delayed";
 }
 
 const char* schedule_name(ScheduleKind schedule) {

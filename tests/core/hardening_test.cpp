@@ -197,6 +197,13 @@ TEST(Hardening, Fp8AttentionNeedsAnFp8PlanAndAFusedKernel) {
   e = error_of({{"command", "evaluate"}, {"scenario", s}});
   EXPECT_EQ(e["code"], "input.inconsistent");
   EXPECT_EQ(e["path"], "/training/fp8_dot_product_attention");
+  // NVFP4 trains with --fp4-format, which excludes Megatron's FP8 attention.
+  s["training"]["flash_attention"] = true;
+  s["training"]["fp8_recipe"] = "nvfp4";
+  e = error_of({{"command", "evaluate"}, {"scenario", s}});
+  EXPECT_EQ(e["code"], "input.inconsistent");
+  EXPECT_EQ(e["path"], "/training/fp8_dot_product_attention");
+  EXPECT_NE(e["message"].get<std::string>().find("nvfp4"), std::string::npos) << e.dump();
 }
 
 TEST(Hardening, GpuFiguresThatContradictEachOtherAreRefused) {

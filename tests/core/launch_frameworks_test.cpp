@@ -863,6 +863,28 @@ TEST(SwitchesLaunch, MegatronFp8RecipeIsThePricedOne) {
                        "recipe.trainer.plugins = bf16_with_fp8_subchannel_scaling_mixed()"));
 }
 
+TEST(SwitchesLaunch, Nvfp4TrainsWithMegatronsFp4FlagsOnBlackwellOnly) {
+  // Megatron-LM megatron-flags.tsv: --fp4-format (e2m1), --fp4-recipe (nvfp4), --fp4-param-gather;
+  // arguments.py makes fp4 and fp8 exclusive, so no --fp8-* flag may appear.
+  json s = pinned("llama3-8b", "b200", 16, 8192, 64, "fp8", grid(2, 1, 8, 1, "selective"));
+  s["training"]["fp8_recipe"] = "nvfp4";
+  const std::string text = text_of(s, "megatron");
+  EXPECT_EQ(megatron_flag(text, "--fp4-format"), "e2m1") << text;
+  EXPECT_EQ(megatron_flag(text, "--fp4-recipe"), "nvfp4");
+  EXPECT_TRUE(has_flag(text, "--fp4-param-gather"));
+  EXPECT_FALSE(has_flag(text, "--fp8-format"));
+  EXPECT_FALSE(has_flag(text, "--fp8-recipe"));
+  EXPECT_FALSE(has_flag(text, "--fp8-param-gather"));
+  s["training"]["fp8_param_gather"] = false;
+  EXPECT_FALSE(has_flag(text_of(s, "megatron"), "--fp4-param-gather"));
+  // NeMo 2.0's precision factories have no NVFP4 one; Hopper has no FP4 tensor cores.
+  EXPECT_TRUE(refused_with(s, "nemo", "nemo.no_nvfp4"));
+  EXPECT_TRUE(refused_with(s, "torchtitan", "torchtitan.fp8_recipe"));
+  json hopper = pinned("llama3-8b", "h100-sxm", 16, 8192, 64, "fp8", grid(2, 1, 8, 1));
+  hopper["training"]["fp8_recipe"] = "nvfp4";
+  EXPECT_TRUE(refused_with(hopper, "megatron", "megatron.fp8_recipe_hardware"));
+}
+
 TEST(SwitchesLaunch, CudaGraphsRunWherePerLayerGraphsCan) {
   // Megatron-LM d98e8a64: --cuda-graph-impl local (per-layer graphs, the successor of
   // --enable-cuda-graph) with --te-rng-tracker; expandable segments off (NeMo PerfEnvPlugin).

@@ -272,6 +272,39 @@ TEST(TimeKernels, GemmFp8OnBlackwellUsesTheFp8PeakAndOneByteOperands) {
   EXPECT_REL(gemm_s(8192, 8192, 8192, d, Precision::kFp8), 3.935358341e-4, kRel);
 }
 
+TEST(TimeKernels, GemmFp4OnBlackwellUsesTheFp4PeakAndFourAndAHalfBitOperands) {
+  // The same B200 GEMM under NVFP4: 9000 TF/s dense FP4 (ml-engineering TFLOPS table), the FP8
+  // MAMF fraction (no FP4 one is published): rate 9000e12 · 0.763 · 0.9 = 6180.3e12.
+  // Tiles as in FP8 (0.98842). Compute 1.099511627776e12 / (6180.3e12 · 0.98842) = 1.79990701e-4 s.
+  // HBM: 0.5625 bytes (a 4-bit value and an E4M3 scale per 16) · (8192² + 8192²) + 2 · 8192²
+  //   (BF16 result) = 209,715,200 B / 8000e9 = 2.62144e-5 s. Total 2.06205101e-4 s, 1.91× faster
+  //   than FP8's 3.935358341e-4 s (the HBM pass does not halve).
+  GpuSpec gpu = b200();
+  gpu.fp4_flops_per_s = 9000e12;
+  const Calibration cal = typed_calibration();
+  const Device d{gpu, cal, cal.blackwell};
+  EXPECT_REL(gemm_s(8192, 8192, 8192, d, Precision::kFp4), 2.062051010e-4, kRel);
+  EXPECT_REL(peak_flops_per_s(gpu, Precision::kFp4), 9000e12, kRel);
+  // Which GEMMs run in FP4: FP8 training under the NVFP4 recipe on a GPU with an FP4 rate.
+  TrainingSpec training;
+  training.precision = Precision::kFp8;
+  training.fp8_recipe = Fp8Recipe::kNvfp4;
+  EXPECT_EQ(gemm_precision(training, gpu), Precision::kFp4);
+  training.fp8_recipe = Fp8Recipe::kMxfp8;
+  EXPECT_EQ(gemm_precision(training, gpu), Precision::kFp8);
+  training.fp8_recipe = Fp8Recipe::kNvfp4;
+  EXPECT_EQ(gemm_precision(training, b200()), Precision::kFp8);  // no FP4 rate given: FP8
+  training.precision = Precision::kBf16;
+  EXPECT_EQ(gemm_precision(training, gpu), Precision::kBf16);
+  // The memo keeps FP4, FP8 and BF16 times of one shape apart.
+  GemmMemo memo;
+  Device memoised = d;
+  memoised.gemm_memo = &memo;
+  EXPECT_REL(gemm_s(8192, 8192, 8192, memoised, Precision::kFp8), 3.935358341e-4, kRel);
+  EXPECT_REL(gemm_s(8192, 8192, 8192, memoised, Precision::kFp4), 2.062051010e-4, kRel);
+  EXPECT_REL(gemm_s(8192, 8192, 8192, memoised, Precision::kFp8), 3.935358341e-4, kRel);
+}
+
 TEST(TimeKernels, GemmBatchMultipliesTilesFlopsAndBytes) {
   // H100 BF16, 32 batched 2048 × 2048 × 128 GEMMs (QKᵀ of 32 heads at 2K tokens, unfused).
   // 128×256: 16 × 8 · 32 = 4096 tiles = 31.03 → 32 waves: 4096/4224 = 0.96970 (256×128 the

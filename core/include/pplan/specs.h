@@ -19,8 +19,9 @@ enum class Activation { kGelu, kSwiglu, kGeglu, kSquaredRelu };
 inline bool gated_mlp(Activation activation) {
   return activation == Activation::kSwiglu || activation == Activation::kGeglu;
 }
-/// Arithmetic used for the GEMMs; selects the GPU's peak.
-enum class Precision { kBf16, kFp8 };
+/// Arithmetic used for the GEMMs; selects the GPU's peak. `training.precision` is BF16 or FP8;
+/// kFp4 is the GEMM precision of FP8 training under the NVFP4 recipe (gemm_precision()).
+enum class Precision { kBf16, kFp8, kFp4 };
 /// Activation recomputation (Korthikanti et al. 2022): none, selected modules, whole layer.
 enum class Recompute { kNone, kSelective, kFull };
 /// The modules selective recomputation reruns (Megatron --recompute-modules), as bits: the
@@ -49,8 +50,10 @@ inline constexpr std::size_t kRecomputeModuleCount = sizeof(kRecomputeModuleName
 enum class Framework { kMegatronCore, kMegatronLm, kDeepSpeed, kTorchtitan };
 /// How FP8 GEMM inputs are scaled (Transformer Engine recipes): one scale per tensor from an
 /// amax history (delayed), from the tensor itself (current / tensorwise), or per block
-/// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell).
-enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8 };
+/// (blockwise 128×128 / 1×128, MXFP8 1×32 on Blackwell). NVFP4 (Transformer Engine's
+/// NVFP4BlockScaling, Megatron --fp4-format e2m1 --fp4-recipe nvfp4) runs the linear layers'
+/// GEMMs in 4-bit E2M1 with an E4M3 scale per 16 elements, on Blackwell.
+enum class Fp8Recipe { kDelayed, kCurrent, kBlockwise, kMxfp8, kNvfp4 };
 /// How MoE tokens reach their experts across EP ranks (Megatron --moe-token-dispatcher-type):
 /// one all-to-all of every token copy (`alltoall`), or DeepEP's kernels (`flex`), which send a
 /// token over the network once per destination node and fan its copies out over NVLink there.
@@ -436,6 +439,8 @@ std::vector<const char*> recompute_module_names(unsigned modules);
 const char* activation_name(Activation activation);
 /// "bf16" | "fp8".
 const char* precision_name(Precision precision);
+/// "delayed", "current", "blockwise", "mxfp8", "nvfp4": the scenario's training.fp8_recipe values.
+const char* fp8_recipe_name(Fp8Recipe recipe);
 /// Whether the plan's passes run as overlapped F&B pairs that hide the MoE all-to-all and the
 /// pipeline sends: DualPipe (DeepSeek's own framework) and DualPipeV, except under torchtitan,
 /// whose DualPipeV runs each pair's F and B one after the other since its EP overlap was removed

@@ -286,6 +286,7 @@ struct ProblemSource {
 };
 constexpr ProblemSource kProblemSources[] = {
     {"launch.world_size_mismatch", "Megatron-LM d98e8a64 megatron/training/arguments.py:432"},
+    {"nemo.no_nvfp4", "pplan: NeMo 2.0's precision factories have FP8 and MXFP8, no NVFP4 (NeMo 0a07447c nemo/collections/llm/recipes/precision/mixed_precision.py)"},
     {"launch.partial_node", "NeMo-Run 0c491271 nemo_run/core/execution/slurm.py:306"},
     {"launch.ep_without_moe", "Megatron-LM d98e8a64 megatron/training/arguments.py:1656"},
     {"launch.ep_not_divisible", "Megatron-LM d98e8a64 megatron/training/arguments.py:1657"},
@@ -577,12 +578,17 @@ bool megatron_rules(const Scenario& s, const LaunchFacts& f, const StageSplit& s
                {}, s.cluster.gpu.name)) {
     return true;
   }
-  // Transformer Engine's MXFP8 recipe needs Blackwell's block-scaled tensor cores (TE docs,
-  // "MXFP8": hardware support first appeared in Blackwell, SM 10.0); Hopper has none.
-  if (f.fp8 && f.fp8_recipe == Fp8Recipe::kMxfp8 && !f.blackwell && !f.ampere &&
+  // Transformer Engine's MXFP8 and NVFP4 recipes need Blackwell's block-scaled tensor cores (TE
+  // docs, "MXFP8" and "NVFP4": hardware support first appeared in Blackwell, SM 10.0); Hopper
+  // has none.
+  const bool block_scaled = f.fp8_recipe == Fp8Recipe::kMxfp8 || f.fp8_recipe == Fp8Recipe::kNvfp4;
+  if (f.fp8 && block_scaled && !f.blackwell && !f.ampere &&
       sink.add("megatron.fp8_recipe_hardware",
-               "training.fp8_recipe \"mxfp8\" needs Blackwell tensor cores; {s} has none: use "
-               "\"delayed\", \"current\" or \"blockwise\"",
+               f.fp8_recipe == Fp8Recipe::kMxfp8
+                   ? "training.fp8_recipe \"mxfp8\" needs Blackwell tensor cores; {s} has none: use "
+                     "\"delayed\", \"current\" or \"blockwise\""
+                   : "training.fp8_recipe \"nvfp4\" needs Blackwell tensor cores; {s} has none: use "
+                     "\"delayed\", \"current\" or \"blockwise\"",
                {}, s.cluster.gpu.name)) {
     return true;
   }

@@ -435,7 +435,7 @@ const std::vector<std::string_view> kSchedules = {"1f1b", "interleaved", "zb-h1"
 const std::vector<std::string_view> kArchitectures = {"ampere", "hopper", "blackwell", "other"};
 // In the order of the Framework, Fp8Recipe and OptimizerStateDtype enums (specs.h).
 const std::vector<std::string_view> kFrameworks = {"megatron-core", "megatron-lm", "deepspeed", "torchtitan"};
-const std::vector<std::string_view> kFp8Recipes = {"delayed", "current", "blockwise", "mxfp8"};
+const std::vector<std::string_view> kFp8Recipes = {"delayed", "current", "blockwise", "mxfp8", "nvfp4"};
 const std::vector<std::string_view> kOptimizerStateDtypes = {"fp32", "bf16"};
 const std::vector<std::string_view> kMoeDispatchers = {"alltoall", "flex"};
 
@@ -1137,6 +1137,13 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
                        r.child("fp8_dot_product_attention") +
                            " needs precision \"fp8\" and flash_attention true (given or the framework's default)");
     }
+    if (t.fp8_dot_product_attention && t.fp8_recipe == Fp8Recipe::kNvfp4) {
+      // Megatron's --fp8-dot-product-attention belongs to --fp8-format, which --fp4-format excludes.
+      throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
+                       r.child("fp8_dot_product_attention") +
+                           " puts attention in FP8, but fp8_recipe \"nvfp4\" trains with --fp4-format, which "
+                           "excludes --fp8-format: attention stays BF16; drop it or choose an FP8 recipe");
+    }
     if (t.fp8_param_gather && t.precision != Precision::kFp8) {
       throw InputError("input.inconsistent", r.child("fp8_param_gather"),
                        r.child("fp8_param_gather") + " keeps the weights in FP8, but training.precision is " +
@@ -1346,7 +1353,7 @@ ordered_json estimate_to_json(const Estimate& e, const Scenario& scenario) {
                    {"optimizer_state_dtype", std::string(kOptimizerStateDtypes[static_cast<int>(t.optimizer_state_dtype)])},
                    {"memory_headroom", t.memory_headroom}};
   if (t.precision == Precision::kFp8) {
-    j["training"]["fp8_recipe"] = std::string(kFp8Recipes[static_cast<int>(t.fp8_recipe)]);
+    j["training"]["fp8_recipe"] = fp8_recipe_name(t.fp8_recipe);
     j["training"]["fp8_param_gather"] = keeps_fp8_params(t, e.parallel.zero);
     j["training"]["fp8_dot_product_attention"] = t.fp8_dot_product_attention;
   }

@@ -299,7 +299,13 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     t.flags.push_back({"--exp-avg-dtype", "bf16", ""});
     t.flags.push_back({"--exp-avg-sq-dtype", "bf16", ""});
   }
-  if (f.fp8) {
+  if (f.fp8 && f.fp8_recipe == Fp8Recipe::kNvfp4) {
+    // NVFP4 replaces FP8 (arguments.py: fp4 and fp8 are exclusive): Transformer Engine's
+    // NVFP4BlockScaling (megatron/core/fp4_utils.py), with NVFP4 weights gathered as priced.
+    t.flags.push_back({"--fp4-format", "e2m1", "4-bit E2M1 GEMM inputs, an E4M3 scale per 16"});
+    t.flags.push_back({"--fp4-recipe", "nvfp4", "Transformer Engine NVFP4BlockScaling"});
+    if (f.fp8_params) t.flags.push_back({"--fp4-param-gather", "", "NVFP4 weights, gathered in NVFP4, as priced"});
+  } else if (f.fp8) {
     // Megatron-LM d98e8a64 megatron/core/fp8_utils.py: delayed -> DelayedScaling, tensorwise ->
     // Float8CurrentScaling (pplan's "current"), blockwise -> Float8BlockScaling, mxfp8 ->
     // MXFP8BlockScaling. Weights as priced (memory.h): FP8 parameters with --fp8-param-gather,
@@ -323,6 +329,7 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
       case Fp8Recipe::kMxfp8:
         t.flags.push_back({"--fp8-recipe", "mxfp8", "Blackwell block scaling, 1x32"});
         break;
+      case Fp8Recipe::kNvfp4: break;  // above
     }
     if (f.fp8_params) t.flags.push_back({"--fp8-param-gather", "", "FP8 weights, gathered in FP8, as priced"});
   }

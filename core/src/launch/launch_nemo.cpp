@@ -26,6 +26,7 @@ const char* nemo_precision(const LaunchFacts& f) {
     case Fp8Recipe::kCurrent: return "bf16_with_fp8_current_scaling_mixed";
     case Fp8Recipe::kBlockwise: return "bf16_with_fp8_subchannel_scaling_mixed";
     case Fp8Recipe::kMxfp8: return "bf16_with_mxfp8_mixed";
+    case Fp8Recipe::kNvfp4: break;  // refused before (launch.cpp, nemo.no_nvfp4)
   }
   return "bf16_with_fp8_mixed";
 }

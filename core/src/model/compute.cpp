@@ -37,6 +37,10 @@ double fp8_cast_bytes_per_element(Fp8Recipe recipe) {
     case Fp8Recipe::kCurrent: return 4.0;
     case Fp8Recipe::kBlockwise:
     case Fp8Recipe::kMxfp8: return 2.0 * (1.0 + 1.0 / 32.0);
+    // NVFP4: two amax reads of the BF16 tensor (the per-tensor scale of it and of its random
+    // Hadamard transform, which Transformer Engine applies to the weight-gradient GEMM's
+    // inputs) and two 4.5-bit copies (row- and column-wise) with their scales.
+    case Fp8Recipe::kNvfp4: return 2.0 + 2.0 + 2.0 * kNvfp4BytesPerElement;
   }
   return 4.0;
 }
@@ -82,6 +86,7 @@ struct LayerContext {
   const ParallelConfig& parallel;
   Device device;
   bool fp8;
+  Precision gemm_precision;  ///< the linear layers' (kernels.h gemm_precision)
   double t;         ///< tp
   double s_full;    ///< the whole sequence
   MessageSizes messages;
@@ -108,6 +113,7 @@ LayerContext layer_context(const Scenario& scenario, const ParallelConfig& paral
                       parallel,
                       device,
                       scenario.training.precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0,
+                      gemm_precision(scenario.training, device.gpu),
                       double(parallel.tp),
                       double(scenario.training.seq_len),
                       messages,
@@ -144,7 +150,7 @@ struct LinearLayers {
 /// of them). Attention projections: fused QKV and the output projection, or MLA's latents.
 void add_attention_projections(const LayerContext& c, LinearLayers& l) {
   const ModelSpec& model = c.scenario.model;
-  const Precision precision = c.scenario.training.precision;
+  const Precision precision = c.gemm_precision;
   const double tokens = c.tokens, h = c.h, t = c.t;
   if (model.mla) {
     const MlaSpec& m = *model.mla;
@@ -191,14 +197,14 @@ GemmTimes routed_expert_gemms(const LayerContext& c) {
   // Their FLOPs, 2·max(1, tokens·top_k/experts)·experts·h·width·(up + 1)/tp, do not depend on
   // ep or etp; only their tiles' efficiency does.
   return time_layer_gemms(c, {{rows_per_expert, up_width * mlp_width / etp, c.h}, {rows_per_expert, c.h, mlp_width / etp}},
-                          c.scenario.training.precision, experts_local, /*routed=*/true);
+                          c.gemm_precision, experts_local, /*routed=*/true);
 }
 
 /// MLP: up (gate and up fused for SwiGLU) and down; an MoE layer's routed experts
 /// (routed_expert_gemms), shared experts and router instead.
 void add_mlp(const LayerContext& c, LinearLayers& l) {
   const ModelSpec& model = c.scenario.model;
-  const Precision precision = c.scenario.training.precision;
+  const Precision precision = c.gemm_precision;
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double up_width = gated_mlp(model.activation) ? 2.0 : 1.0;
   double mlp_width = model.ffn_hidden;
@@ -239,7 +245,7 @@ void add_mamba(const LayerContext& c, LinearLayers& l) {
   const double tokens = c.tokens, h = c.h, t = c.t;
   const double d_inner = mamba_inner_width(m);
   const double in_width = d_inner + mamba_conv_channels(m) + m.heads;  // z, x·B·C, dt
-  add(l.gemms, time_layer_gemms(c, {{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.scenario.training.precision));
+  add(l.gemms, time_layer_gemms(c, {{tokens, in_width / t, h}, {tokens, h, d_inner / t}}, c.gemm_precision));
   l.linear_inputs += h + d_inner / t;
   l.linear_outputs += in_width / t + h;
 }
@@ -611,8 +617,9 @@ double mtp_projection_times_s(const Scenario& scenario, const ParallelConfig& pa
   const double h = scenario.model.hidden;
   // eh_proj, [norm(h_prev); norm(emb)] (2h) -> h, is a column-parallel Transformer Engine
   // linear split over TP (Megatron-LM d98e8a64 megatron/core/transformer/
-  // multi_token_prediction.py:1174), so it runs at the training precision.
-  const GemmTimes projection = time_gemms({{tokens, h / parallel.tp, 2.0 * h}}, device, scenario.training.precision);
+  // multi_token_prediction.py:1174), so it runs at the linear layers' precision.
+  const GemmTimes projection =
+      time_gemms({{tokens, h / parallel.tp, 2.0 * h}}, device, gemm_precision(scenario.training, device.gpu));
   return projection.forward_s + projection.backward_s;
 }
 

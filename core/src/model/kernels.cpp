@@ -63,7 +63,9 @@ double cube_root_one_plus_cube(double r) {
 int Device::sm_count() const { return gpu.sm_count > 0 ? gpu.sm_count : arch.sm_count; }
 
 double Device::mamf_fraction(Precision precision) const {
-  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0) {
+  // FP4 GEMMs take the FP8 fraction: no maximum-achievable FP4 matmul rate is published (a
+  // stated assumption; the peak ratio, FP4 / FP8, carries the speed-up).
+  if ((precision == Precision::kFp8 || precision == Precision::kFp4) && gpu.fp8_flops_per_s > 0) {
     return gpu.mamf_fraction_fp8 > 0 ? gpu.mamf_fraction_fp8 : arch.mamf_fraction_fp8;
   }
   return gpu.mamf_fraction_bf16 > 0 ? gpu.mamf_fraction_bf16 : arch.mamf_fraction_bf16;
@@ -75,15 +77,34 @@ Device device_of(const Scenario& scenario) {
                 architecture_calibration(scenario.calibration, gpu.architecture.c_str())};
 }
 
+Precision gemm_precision(const TrainingSpec& training, const GpuSpec& gpu) {
+  if (training.precision != Precision::kFp8 || gpu.fp8_flops_per_s <= 0) return Precision::kBf16;
+  return training.fp8_recipe == Fp8Recipe::kNvfp4 && gpu.fp4_flops_per_s > 0 ? Precision::kFp4 : Precision::kFp8;
+}
+
+double gemm_operand_bytes(Precision precision) {
+  switch (precision) {
+    case Precision::kFp8: return 1.0;
+    case Precision::kFp4: return kNvfp4BytesPerElement;
+    case Precision::kBf16: break;
+  }
+  return 2.0;
+}
+
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
-  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s > 0) return gpu.fp8_flops_per_s;
+  if (precision == Precision::kFp4 && gpu.fp4_flops_per_s > 0) return gpu.fp4_flops_per_s;
+  if ((precision == Precision::kFp8 || precision == Precision::kFp4) && gpu.fp8_flops_per_s > 0) {
+    return gpu.fp8_flops_per_s;
+  }
   return gpu.bf16_flops_per_s;
 }
 
 GemmMemo::Slot GemmMemo::key_of(const Shape& shape) {
-  // A shape's values are positive (gemm_s() returns before a zero one), so a sign and m = 0
-  // are free to mean FP8 and empty.
-  return {shape.m, shape.n, shape.k, shape.precision == Precision::kFp8 ? -shape.batch : shape.batch, 0.0};
+  // A shape's values are positive (gemm_s() returns before a zero one), so signs and m = 0 are
+  // free to mean the precision (batch < 0: FP8; k < 0 too: FP4) and empty.
+  const bool low = shape.precision != Precision::kBf16;
+  return {shape.m, shape.n, shape.precision == Precision::kFp4 ? -shape.k : shape.k, low ? -shape.batch : shape.batch,
+          0.0};
 }
 
 std::size_t GemmMemo::home(const Slot& key) const {
@@ -154,7 +175,6 @@ static double gemm_full_tiles_rate(const Device& device, Precision precision) {
 
 static double gemm_unmemoised_s(double m, double n, double k, const Device& device, Precision precision,
                                 double batch) {
-  const bool fp8 = precision == Precision::kFp8 && device.gpu.fp8_flops_per_s > 0;
   const double rate = gemm_full_tiles_rate(device, precision);
   const int sms = device.sm_count();
   double utilisation = 0;
@@ -162,7 +182,8 @@ static double gemm_unmemoised_s(double m, double n, double k, const Device& devi
     utilisation = std::max(utilisation, tile.rate * tile_utilisation(m, n, k, tile.rows, tile.cols, batch, sms));
   }
   const double compute_s = 2.0 * m * n * k * batch / (rate * utilisation);
-  const double operand_bytes = fp8 ? 1.0 : 2.0;
+  const double operand_bytes =
+      precision == Precision::kBf16 || device.gpu.fp8_flops_per_s <= 0 ? 2.0 : gemm_operand_bytes(precision);
   const double bytes = batch * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
   return compute_s + bytes / device.gpu.hbm_bytes_per_s;
 }

@@ -4,6 +4,7 @@
 
 #include "pplan/model/architecture.h"
 #include "pplan/model/comm.h"
+#include "pplan/model/kernels.h"
 #include "pplan/framework/framework.h"
 
 namespace pplan {
@@ -19,10 +20,10 @@ double layer_activation_bytes(const Scenario& scenario, const ParallelConfig& pa
   if (parallel.recompute == Recompute::kFull) {
     return 2.0 * sbh / (sp ? t : 1.0);
   }
-  // Transformer Engine keeps the FP8 copy of each linear layer's input for its weight gradient
-  // (1 byte instead of 2); norms, attention inputs and activation-function inputs stay BF16.
-  const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
-  const double linear_input = fp8 ? 1.0 : 2.0;
+  // Transformer Engine keeps the quantised copy of each linear layer's input for its weight
+  // gradient (1 byte in FP8, 4.5 bits in NVFP4, instead of 2); norms, attention inputs and
+  // activation-function inputs stay BF16.
+  const double linear_input = gemm_operand_bytes(gemm_precision(scenario.training, scenario.cluster.gpu));
   const double dropout = m.dropout ? 1.0 : 0.0;
   const bool moe = is_moe_layer(m, layer_index);
   // Selective recomputation's modules (Megatron --recompute-modules) keep less: each drops what
@@ -180,13 +181,16 @@ ModelStateBytes model_state_bytes(const Scenario& scenario, int zero) {
     const bool fp32_master = framework == Framework::kTorchtitan || (megatron && zero >= 2);
     b.optimizer = fp32_master ? kFp32MasterBf16OptimizerBytesPerParam : kBf16OptimizerBytesPerParam;
   }
-  const bool fp8 = scenario.training.precision == Precision::kFp8 && scenario.cluster.gpu.fp8_flops_per_s > 0;
+  const Precision gemm = gemm_precision(scenario.training, scenario.cluster.gpu);
+  const bool fp8 = gemm != Precision::kBf16;
   // FP8 parameters (--fp8-param-gather): the layer's weight is its FP8 bytes and their
   // transpose, 1 + 1, in place of the BF16 weight (2, counted in `weights`) and no copies beside
   // it. Under ZeRO-3 that counts the shard at 2 bytes where its FP8 data alone is 1 (stated).
+  // NVFP4 (--fp4-param-gather) gathers 4.5 bits per parameter; its two copies, 2 · 4.5 bits, are
+  // counted at the BF16 weight's 2 bytes too (stated: an upper bound).
   const bool fp8_params = fp8 && keeps_fp8_params(scenario.training, zero);
-  if (fp8) b.fp8_weight_copies = fp8_params ? 0.0 : 2.0;
-  if (fp8_params) b.gathered_layer_weights = 1.0;
+  if (fp8) b.fp8_weight_copies = fp8_params ? 0.0 : 2.0 * gemm_operand_bytes(gemm);
+  if (fp8_params) b.gathered_layer_weights = gemm_operand_bytes(gemm);
   return b;
 }
 

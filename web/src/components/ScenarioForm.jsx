@@ -20,7 +20,7 @@ const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (
 const ON_OFF = [['true', 'on'], ['false', 'off']];
 const SWITCHES = {
   fa: ON_OFF, ogr: ON_OFF, opg: ON_OFF, tpo: ON_OFF, gr32: ON_OFF, cg: ON_OFF,
-  f8r: [['delayed', 'delayed scaling'], ['current', 'current scaling'], ['blockwise', 'blockwise'], ['mxfp8', 'MXFP8 (Blackwell)']],
+  f8r: [['delayed', 'delayed scaling'], ['current', 'current scaling'], ['blockwise', 'blockwise'], ['mxfp8', 'MXFP8 (Blackwell)'], ['nvfp4', 'NVFP4 (Blackwell)']],
   osd: [['fp32', 'FP32 master and moments'], ['bf16', 'BF16 moments']],
 };
 /** The switches' section also holds these (its <details> opens when one of them is refused). */

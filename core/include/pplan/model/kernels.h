@@ -58,15 +58,28 @@ struct Device {
 /// The device of a scenario's GPU.
 Device device_of(const Scenario& scenario);
 
-/// Dense peak FLOP/s for a precision (FP8 falls back to BF16 on a GPU without FP8).
+/// Dense peak FLOP/s for a precision (FP8 falls back to BF16 on a GPU without FP8, FP4 to FP8
+/// on one without FP4).
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
+
+/// NVFP4's bytes per element: a 4-bit E2M1 value and one E4M3 scale per 16 elements (the
+/// per-tensor FP32 scale is negligible). Transformer Engine NVFP4BlockScaling; NVIDIA 2025,
+/// "Pretraining Large Language Models with NVFP4" (arXiv 2509.25149) §2.
+inline constexpr double kNvfp4BytesPerElement = 0.5 + 1.0 / 16.0;
+
+/// The precision the linear layers' GEMMs run in: BF16, FP8, or FP4 under the NVFP4 recipe on a
+/// GPU with an FP4 rate; BF16 where the GPU has no FP8 rate.
+Precision gemm_precision(const TrainingSpec& training, const GpuSpec& gpu);
+
+/// Bytes per GEMM operand element: 2 (BF16), 1 (FP8), kNvfp4BytesPerElement (FP4).
+double gemm_operand_bytes(Precision precision);
 
 /**
  * Seconds for `batch` GEMMs of (m × k) · (k × n), each 2mnk FLOPs.
  * Compute: peak · MAMF fraction · gemm_in_step, divided by the tile and wave utilisation of
  * the best of 128×256, 256×128 and 128×128 output tiles on the GPU's SMs, split-K filling the
  * GPU when there are fewer tiles than SMs (NVIDIA, "Matrix Multiplication Background User's
- * Guide" §3.1–3.2, tile and wave quantization). Memory: operands (2 bytes in BF16, 1 in FP8)
+ * Guide" §3.1–3.2, tile and wave quantization). Memory: operands (gemm_operand_bytes)
  * and the BF16 result cross HBM once, added to the compute time, not hidden behind it.
  * Checked against DeepGEMM's published H800 FP8 table (deepseek-ai/DeepGEMM README at 55ab91f,
  * 1125 TFLOP/s at 4096×24576×1536 and 1009 at 4096×2112×7168): at gemm_in_step 0.9867 the model
