@@ -41,7 +41,8 @@ std::string tags_of(const json& scenario) {
   std::string name = gpu.is_string() ? gpu.get<std::string>() : gpu.value("id", gpu.value("name", "custom"));
   const json& model = scenario.at("model");
   const bool moe = model.is_object() && model.contains("moe") && !model.at("moe").is_null();
-  const std::string precision = scenario.at("training").value("precision", "bf16");
+  const json& training = scenario.at("training");
+  const std::string precision = training.value("fp8_recipe", "") == "nvfp4" ? "nvfp4" : training.value("precision", "bf16");
   return name + " " + precision + (moe ? " moe" : " dense");
 }
 

@@ -44,6 +44,7 @@ std::string citation(const std::string& group) {
       {"MegatronBridge_26.04", "Megatron-Bridge 26.04 and 26.04.01"},
       {"MegatronBridge_26.06", "Megatron-Bridge 26.06 and 26.06.01"},
       {"MegatronBridge_26.08", "Megatron-Bridge 26.08"},
+      {"MegatronBridge_26.02_NVFP4", "Megatron-Bridge 26.02 and 26.02.01, NVFP4 rows"},
   };
   const auto it = kCitations.find(group);
   return it == kCitations.end() ? group : it->second;
@@ -254,12 +255,14 @@ std::string newer_paragraph(const std::vector<CaseRun>& newer) {
   }
   std::sort(groups.begin(), groups.end());  // by release
   const std::vector<CaseRun> moe = tagged(newer, "moe"), dense = tagged(newer, "dense");
+  const std::vector<CaseRun> nvfp4 = tagged(newer, "nvfp4");
   std::ostringstream o;
   o << "Newer releases: " << newer.size()
-    << " runs of NVIDIA's Megatron-Bridge tables published after the fit (tests/data/published-runs-newer.json), "
-       "never fitted and outside the goal set: "
+    << " runs of NVIDIA's Megatron-Bridge tables published after the fit, and the NVFP4 rows of 26.02 and 26.02.01 "
+       "(tests/data/published-runs-newer.json), never fitted and outside the goal set: "
     << held_out_figures(newer) << "; mixture-of-experts (" << moe.size() << "): " << held_out_figures(moe)
     << "; dense (" << dense.size() << "): " << held_out_figures(dense);
+  if (!nvfp4.empty()) o << "; NVFP4 (" << nvfp4.size() << "): " << held_out_figures(nvfp4);
   for (const std::string& g : groups) {
     const std::vector<CaseRun> of = of_group(newer, g);
     o << "; " << citation(g) << " (" << of.size() << "): " << held_out_figures(of);
