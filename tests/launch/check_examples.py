@@ -61,7 +61,8 @@ def megatron_values(text):
             "ep": int(flag(text, "--expert-model-parallel-size", 1)),
             "micro_batch": int(flag(text, "--micro-batch-size")),
             "recompute": granularity,
-            "fp8": bool(flag(text, "--fp8-format", False))}
+            # NVFP4 (--fp4-format) is pplan's low-precision plan too (training.precision fp8).
+            "fp8": bool(flag(text, "--fp8-format", False) or flag(text, "--fp4-format", False))}
 
 
 def deepspeed_values(text):
