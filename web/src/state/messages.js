@@ -33,12 +33,12 @@ export const FIELD_LABELS = {
   model: 'Model', gpu: 'GPU', gpus: 'GPUs', gpn: 'GPUs per node', seq: 'Sequence length', gbs: 'Global batch',
   prec: 'Precision', fw: 'Framework', disp: 'MoE dispatcher', epov: 'EP all-to-all overlap',
   fa: 'Flash attention', ogr: 'Overlap gradient reduction', opg: 'Overlap weight all-gather', tpo: 'TP communication overlap',
-  gr32: 'Gradients reduced in FP32', cg: 'CUDA graphs', f8r: 'FP8 recipe', osd: 'Optimizer state dtype', hr: 'Memory headroom',
+  gr32: 'Gradients reduced in FP32', cg: 'CUDA graphs', f8r: 'FP8 recipe (or NVFP4)', osd: 'Optimizer state dtype', hr: 'Memory headroom',
   rcl: 'Recomputed layers per chunk', ofl: 'Layers offloaded to host memory', rcm: 'Recomputed modules (selective)', fsl: 'Layers on the first stage', lsl: 'Layers on the last stage', tokens: 'Token budget', storage: 'Storage write GB/s', failrate: 'Failures per GPU-hour',
   restart: 'Restart time (s)', tp: 'TP', pp: 'PP', dp: 'DP', cp: 'CP', ep: 'EP', etp: 'ETP', vpp: 'VPP', mbs: 'Micro-batch',
   sp: 'Sequence parallel', rc: 'Recompute', zero: 'ZeRO stage',
   nvd: 'NVLink domain (GPUs)', nics: 'NICs per node', nicg: 'NIC rate (Gbit/s)', rail: 'Rail-optimised fabric',
-  osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8', f8p: 'FP8 weights (FP8 parameter gather)',
+  osub: 'Oversubscription', sched: 'Pipeline schedule', f8s: 'SwiGLU input stored in FP8', f8p: 'FP8 weights (FP8 / NVFP4 parameter gather)',
   f8a: 'Attention in FP8',
 };
 
