@@ -692,3 +692,31 @@ TEST(JsonIo, AnUnevenSplitAtPp1IsRefused) {
 }
 }  // namespace
 }  // namespace pplan
+
+namespace pplan {
+namespace {
+
+// MFU is against the peak of the precision the GEMMs run in: under NVFP4 the FP4 peak (GB300:
+// 15,000 TFLOP/s dense, NVIDIA GB300 NVL72 datasheet), so MFU = TFLOP/s per GPU / 15,000, not
+// / 5,000 (the FP8 peak, which NVFP4 plans would read at 70% and faster GPUs above 100%).
+TEST(JsonIo, Nvfp4MfuIsAgainstTheFp4Peak) {
+  nlohmann::json s = nlohmann::json::parse(
+      testing::read_text(testing::source_path("examples/llama3.1-405b-256-gb300-nvfp4.json")));
+  const nlohmann::json r =
+      nlohmann::json::parse(handle_request(nlohmann::json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 300);
+  const double tflops = r["tflops_per_gpu"].get<double>();
+  EXPECT_NEAR(r["mfu"].get<double>(), tflops / 15000.0, 1e-4);
+  EXPECT_LT(r["mfu"].get<double>(), 0.5);
+  // The same plan in FP8 (MXFP8) is measured against the FP8 peak, 5,000.
+  s["training"]["fp8_recipe"] = "mxfp8";
+  const nlohmann::json fp8 =
+      nlohmann::json::parse(handle_request(nlohmann::json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(fp8["ok"].get<bool>());
+  EXPECT_NEAR(fp8["mfu"].get<double>(), fp8["tflops_per_gpu"].get<double>() / 5000.0, 1e-4);
+  // NVFP4 runs its linear layers faster than MXFP8 on the same layout.
+  EXPECT_GT(tflops, fp8["tflops_per_gpu"].get<double>());
+}
+
+}  // namespace
+}  // namespace pplan

@@ -656,7 +656,9 @@ double recompute_flops_per_step(const Scenario& scenario, const ParallelConfig& 
 /// FLOPs, MFU, HFU, TFLOP/s per GPU, tokens/s and days to train from e.step_time_s.
 void set_throughput(const Scenario& scenario, Estimate& e) {
   const ModelSpec& model = scenario.model;
-  const double peak_flops = peak_flops_per_s(scenario.cluster.gpu, scenario.training.precision);
+  // MFU against the peak of the precision the linear layers run in (FP4 under NVFP4): no
+  // kernel runs above it, so MFU stays below 1 but for masked attention (below).
+  const double peak_flops = peak_flops_per_s(scenario.cluster.gpu, gemm_precision(scenario.training, scenario.cluster.gpu));
   const double tokens_per_step = double(scenario.training.seq_len) * scenario.training.global_batch;
   e.model_flops_per_step = model_flops_per_step(model, scenario.training.seq_len,
                                                 scenario.training.global_batch);
