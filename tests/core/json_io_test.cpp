@@ -716,6 +716,16 @@ TEST(JsonIo, Nvfp4MfuIsAgainstTheFp4Peak) {
   EXPECT_NEAR(fp8["mfu"].get<double>(), fp8["tflops_per_gpu"].get<double>() / 5000.0, 1e-4);
   // NVFP4 runs its linear layers faster than MXFP8 on the same layout.
   EXPECT_GT(tflops, fp8["tflops_per_gpu"].get<double>());
+  // A GPU that gives no FP4 rate prices NVFP4 at the FP8 rate, and says so.
+  s["training"]["fp8_recipe"] = "nvfp4";
+  s["cluster"]["gpu"] = {{"preset", "gb300"}, {"fp4_tflops", 0}};
+  const nlohmann::json no_fp4 =
+      nlohmann::json::parse(handle_request(nlohmann::json({{"command", "evaluate"}, {"scenario", s}}).dump()));
+  ASSERT_TRUE(no_fp4["ok"].get<bool>()) << no_fp4.dump().substr(0, 300);
+  bool warned = false;
+  for (const nlohmann::json& d : no_fp4["diagnostics"]) warned = warned || d["code"] == "plan.fp4_unsupported";
+  EXPECT_TRUE(warned) << no_fp4["diagnostics"].dump();
+  EXPECT_NEAR(no_fp4["mfu"].get<double>(), no_fp4["tflops_per_gpu"].get<double>() / 5000.0, 1e-4);
 }
 
 }  // namespace

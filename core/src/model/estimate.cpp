@@ -421,6 +421,13 @@ void add_scenario_diagnostics(const Scenario& scenario, Estimate& e) {
                                  " has no FP8 tensor cores (fp8_tflops = 0): priced in BF16, and "
                                  "the Megatron, NeMo and torchtitan launches refuse FP8 on it"});
   }
+  if (scenario.training.precision == Precision::kFp8 && scenario.training.fp8_recipe == Fp8Recipe::kNvfp4 &&
+      scenario.cluster.gpu.fp8_flops_per_s > 0 && scenario.cluster.gpu.fp4_flops_per_s <= 0) {
+    e.diagnostics.push_back({"plan.fp4_unsupported", Severity::kWarning,
+                             truncate_utf8(scenario.cluster.gpu.name, 80) +
+                                 " gives no FP4 rate (fp4_tflops = 0): the NVFP4 plan is priced at the FP8 "
+                                 "rate; give fp4_tflops, and note that NVFP4 needs Blackwell tensor cores"});
+  }
   const ClusterSpec& cluster_spec = scenario.cluster;
   const int system_domain_gpus = cluster_spec.gpu.system.nvlink_domain_gpus;
   if (system_domain_gpus > cluster_spec.nvlink_domain_gpus && system_domain_gpus % cluster_spec.gpus_per_node != 0) {
