@@ -1141,8 +1141,7 @@ Scenario parse_scenario(const json& document, const PresetCatalog& presets) {
       // Megatron's --fp8-dot-product-attention belongs to --fp8-format, which --fp4-format excludes.
       throw InputError("input.inconsistent", r.child("fp8_dot_product_attention"),
                        r.child("fp8_dot_product_attention") +
-                           " puts attention in FP8, but fp8_recipe \"nvfp4\" trains with --fp4-format, which "
-                           "excludes --fp8-format: attention stays BF16; drop it or choose an FP8 recipe");
+                           " needs an FP8 recipe: under \"nvfp4\" (--fp4-format, exclusive with --fp8-format) attention stays BF16");
     }
     if (t.fp8_param_gather && t.precision != Precision::kFp8) {
       throw InputError("input.inconsistent", r.child("fp8_param_gather"),

@@ -425,8 +425,7 @@ void add_scenario_diagnostics(const Scenario& scenario, Estimate& e) {
       scenario.cluster.gpu.fp8_flops_per_s > 0 && scenario.cluster.gpu.fp4_flops_per_s <= 0) {
     e.diagnostics.push_back({"plan.fp4_unsupported", Severity::kWarning,
                              truncate_utf8(scenario.cluster.gpu.name, 80) +
-                                 " gives no FP4 rate (fp4_tflops = 0): the NVFP4 plan is priced at the FP8 "
-                                 "rate; give fp4_tflops, and note that NVFP4 needs Blackwell tensor cores"});
+                                 " has no FP4 rate (fp4_tflops = 0): NVFP4 priced at the FP8 rate"});
   }
   const ClusterSpec& cluster_spec = scenario.cluster;
   const int system_domain_gpus = cluster_spec.gpu.system.nvlink_domain_gpus;

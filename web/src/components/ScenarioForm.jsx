@@ -263,7 +263,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
             <Field id="f-f8p" label={FIELD_LABELS.f8p} value={state.f8p || ''}
                    options={optionsWith("the framework's default", ON_OFF, state.f8p)}
                    onInput={(v) => onChange({ f8p: v }, PUSH)} error={err('f8p')}
-                   hint="FP8 precision only: weights kept in FP8 (no bf16 copy) and gathered in FP8 (--fp8-param-gather; Megatron-Core's default with ZeRO ≥ 1, as NVIDIA's FP8 recipes); under the NVFP4 recipe, gathered in NVFP4 (--fp4-param-gather)" />
+                   hint="FP8 precision only: weights kept in FP8 (no bf16 copy) and gathered in FP8 (--fp8-param-gather; Megatron-Core's default with ZeRO ≥ 1, as NVIDIA's FP8 recipes); NVFP4: --fp4-param-gather" />
             <Field id="f-f8a" label={FIELD_LABELS.f8a} value={state.f8a || ''}
                    options={optionsWith('default (off)', ON_OFF, state.f8a)}
                    onInput={(v) => onChange({ f8a: v }, PUSH)} error={err('f8a')}
