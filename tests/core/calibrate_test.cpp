@@ -300,6 +300,24 @@ TEST(CalibrateRefusals, AStepFasterThanItsFlopsAtPeakIsRefused) {
   EXPECT_EQ(answer["error"]["path"], "/steps/0");
 }
 
+// The floor is the FLOPs at the peak of the precision the GEMMs run in: an NVFP4 step on GB300
+// (FP4 15,000 TFLOP/s, FP8 5,000) at twice its FP4 floor is 2/3 of its FP8 floor, and possible.
+TEST(CalibrateRefusals, AnNvfp4StepIsBoundedByTheFp4Peak) {
+  const json scenario = json::parse(R"({"model": "llama3-70b", "cluster": {"gpu": "gb300", "gpus": 64},
+    "training": {"seq_len": 8192, "global_batch": 256, "precision": "fp8", "fp8_recipe": "nvfp4"}})");
+  const json parallel = {{"tp", 1}, {"pp", 4}};
+  json pinned = scenario;
+  pinned["parallel"] = parallel;
+  const json priced = json::parse(handle_request(json({{"command", "evaluate"}, {"scenario", pinned}}).dump()));
+  ASSERT_TRUE(priced["ok"].get<bool>()) << priced.dump().substr(0, 300);
+  const double fp4_floor_s = priced["flops_per_step"]["hardware"].get<double>() / (64 * 15000e12);
+  const json request = {{"command", "calibrate"},
+                        {"scenario", scenario},
+                        {"steps", {{{"parallel", parallel}, {"step_time_s", 2 * fp4_floor_s}}}}};
+  const json answer = json::parse(handle_request(request.dump()));
+  EXPECT_TRUE(answer["ok"].get<bool>()) << answer.dump().substr(0, 400);
+}
+
 TEST(CalibrateRequest, PastedTextKeepsNewlinesAndTabsButNothingElse) {
   json request = {{"command", "calibrate"},
                   {"scenario", {{"model", "llama3-70b"},

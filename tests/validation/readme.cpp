@@ -50,6 +50,15 @@ std::string citation(const std::string& group) {
   return it == kCitations.end() ? group : it->second;
 }
 
+/// The runs priced at `precision` ("bf16", "fp8", "fp8 current", "fp8 nvfp4" ...).
+std::vector<CaseRun> of_precision(const std::vector<CaseRun>& runs, const std::string& precision) {
+  std::vector<CaseRun> kept;
+  for (const CaseRun& r : runs) {
+    if (r.precision == precision) kept.push_back(r);
+  }
+  return kept;
+}
+
 std::vector<CaseRun> of_group(const std::vector<CaseRun>& runs, const std::string& group) {
   std::vector<CaseRun> kept;
   for (const CaseRun& r : runs) {
@@ -297,20 +306,11 @@ std::string slices_table(const std::vector<CaseRun>& all, const std::vector<Case
       << " | " << pct(s.primary.within15) << " | " << goal << " |\n";
   };
   row("all", all, "median ≤ 3%, 95% within 15%");
-  for (const auto& [key, label] : precisions) {
-    std::vector<CaseRun> slice;
-    for (const CaseRun& r : all) {
-      if (r.precision == key) slice.push_back(r);
-    }
-    row(label, slice, key == "bf16" ? "" : "bias within ±5%");
-  }
+  for (const auto& [key, label] : precisions) row(label, of_precision(all, key), key == "bf16" ? "" : "bias within ±5%");
   // NVFP4 has no run among the 186 (pplan had no NVFP4 when they were fixed): its row is the
   // newer releases' NVFP4 runs, never fitted.
-  std::vector<CaseRun> nvfp4;
-  for (const CaseRun& r : newer) {
-    if (r.precision == "fp8 nvfp4") nvfp4.push_back(r);
-  }
-  row("NVFP4 (newer releases' runs, not among the " + std::to_string(all.size()) + ")", nvfp4, "bias within ±5%");
+  row("NVFP4 (newer releases' runs, not among the " + std::to_string(all.size()) + ")", of_precision(newer, "fp8 nvfp4"),
+      "bias within ±5%");
   for (long long gpus_in_band : {1LL, 257LL, 2049LL}) {
     std::vector<CaseRun> slice;
     const std::string band = scale_band(gpus_in_band);

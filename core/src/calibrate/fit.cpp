@@ -321,7 +321,7 @@ CalibrationResult calibrate(const Scenario& scenario, const std::vector<NcclTest
   for (const MeasuredStep& step : steps) {
     const Estimate e = evaluate(scenario_with(start), step.parallel);
     steps_before_s.push_back(e.step_time_s);
-    const double peak = peak_flops_per_s(preset, scenario.training.precision);
+    const double peak = peak_flops_per_s(preset, gemm_precision(scenario.training, preset));
     const double least_s = e.hardware_flops_per_step / (scenario.cluster.gpus * peak);
     if (step.step_time_s < least_s) {
       throw InputError("calibrate.faster_than_physics", step.path,

@@ -65,7 +65,7 @@ int Device::sm_count() const { return gpu.sm_count > 0 ? gpu.sm_count : arch.sm_
 double Device::mamf_fraction(Precision precision) const {
   // FP4 GEMMs take the FP8 fraction: no maximum-achievable FP4 matmul rate is published (a
   // stated assumption; the peak ratio, FP4 / FP8, carries the speed-up).
-  if ((precision == Precision::kFp8 || precision == Precision::kFp4) && gpu.fp8_flops_per_s > 0) {
+  if (runnable_precision(gpu, precision) != Precision::kBf16) {
     return gpu.mamf_fraction_fp8 > 0 ? gpu.mamf_fraction_fp8 : arch.mamf_fraction_fp8;
   }
   return gpu.mamf_fraction_bf16 > 0 ? gpu.mamf_fraction_bf16 : arch.mamf_fraction_bf16;
@@ -77,9 +77,15 @@ Device device_of(const Scenario& scenario) {
                 architecture_calibration(scenario.calibration, gpu.architecture.c_str())};
 }
 
+Precision runnable_precision(const GpuSpec& gpu, Precision precision) {
+  if (precision == Precision::kFp4 && gpu.fp4_flops_per_s <= 0) precision = Precision::kFp8;
+  if (precision == Precision::kFp8 && gpu.fp8_flops_per_s <= 0) precision = Precision::kBf16;
+  return precision;
+}
+
 Precision gemm_precision(const TrainingSpec& training, const GpuSpec& gpu) {
-  if (training.precision != Precision::kFp8 || gpu.fp8_flops_per_s <= 0) return Precision::kBf16;
-  return training.fp8_recipe == Fp8Recipe::kNvfp4 && gpu.fp4_flops_per_s > 0 ? Precision::kFp4 : Precision::kFp8;
+  if (training.precision != Precision::kFp8) return Precision::kBf16;
+  return runnable_precision(gpu, training.fp8_recipe == Fp8Recipe::kNvfp4 ? Precision::kFp4 : Precision::kFp8);
 }
 
 double gemm_operand_bytes(Precision precision) {
@@ -92,9 +98,10 @@ double gemm_operand_bytes(Precision precision) {
 }
 
 double peak_flops_per_s(const GpuSpec& gpu, Precision precision) {
-  if (precision == Precision::kFp4 && gpu.fp4_flops_per_s > 0) return gpu.fp4_flops_per_s;
-  if ((precision == Precision::kFp8 || precision == Precision::kFp4) && gpu.fp8_flops_per_s > 0) {
-    return gpu.fp8_flops_per_s;
+  switch (runnable_precision(gpu, precision)) {
+    case Precision::kFp4: return gpu.fp4_flops_per_s;
+    case Precision::kFp8: return gpu.fp8_flops_per_s;
+    case Precision::kBf16: break;
   }
   return gpu.bf16_flops_per_s;
 }
@@ -182,8 +189,7 @@ static double gemm_unmemoised_s(double m, double n, double k, const Device& devi
     utilisation = std::max(utilisation, tile.rate * tile_utilisation(m, n, k, tile.rows, tile.cols, batch, sms));
   }
   const double compute_s = 2.0 * m * n * k * batch / (rate * utilisation);
-  const double operand_bytes =
-      precision == Precision::kBf16 || device.gpu.fp8_flops_per_s <= 0 ? 2.0 : gemm_operand_bytes(precision);
+  const double operand_bytes = gemm_operand_bytes(runnable_precision(device.gpu, precision));
   const double bytes = batch * (operand_bytes * (m * k + k * n) + 2.0 * m * n);
   return compute_s + bytes / device.gpu.hbm_bytes_per_s;
 }

@@ -67,6 +67,10 @@ double peak_flops_per_s(const GpuSpec& gpu, Precision precision);
 /// "Pretraining Large Language Models with NVFP4" (arXiv 2509.25149) §2.
 inline constexpr double kNvfp4BytesPerElement = 0.5 + 1.0 / 16.0;
 
+/// `precision` as `gpu` can run it: FP4 falls back to FP8 on a GPU without an FP4 rate, FP8 to
+/// BF16 on one without an FP8 rate. The peak, MAMF share and operand bytes all read this one.
+Precision runnable_precision(const GpuSpec& gpu, Precision precision);
+
 /// The precision the linear layers' GEMMs run in: BF16, FP8, or FP4 under the NVFP4 recipe on a
 /// GPU with an FP4 rate; BF16 where the GPU has no FP8 rate.
 Precision gemm_precision(const TrainingSpec& training, const GpuSpec& gpu);
