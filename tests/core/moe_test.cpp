@@ -483,7 +483,7 @@ TEST(MoeRouting, FlexDispatchSendsEachTokenOncePerRemoteNode) {
   Scenario s = load_scenario("examples/deepseek-v3-2048-h800.json");
   ParallelConfig p = resolve_defaults(s);
   p.schedule = ScheduleKind::kOneFOneB;  // the all-to-all exposed, as it runs without DualPipe
-  const GroupPlacement ep = place_group(p, s.cluster.nvlink_domain_gpus, Axis::kEp);
+  const GroupPlacement ep = place_group(p, s.cluster, Axis::kEp);
   ASSERT_EQ(ep.nodes, 8);
   const double token_bytes = 4096.0 * 7168 * 2;
   const double remote = remote_nodes_per_token(*s.model.moe, 8);

@@ -7,6 +7,8 @@
 #include "pplan/model/comm.h"
 #include "pplan/model/compute.h"
 #include "pplan/model/placement.h"
+#include "pplan/report/explain.h"
+#include "pplan/search/search.h"
 
 namespace pplan {
 namespace {
@@ -36,8 +38,8 @@ TEST(Topology, Ep64InsideOneNvl72DomainPaysNvlinkAcrossDgxNodesTheNetwork) {
   p.dp = 64;
   p.ep = 64;
   // EP ranks are adjacent (stride tp = 1): 64 of them fit one 72-GPU domain, or 8 DGX nodes.
-  const GroupPlacement in_rack = place_group(p, rack.cluster.nvlink_domain_gpus, Axis::kEp);
-  const GroupPlacement across = place_group(p, dgx.cluster.nvlink_domain_gpus, Axis::kEp);
+  const GroupPlacement in_rack = place_group(p, rack.cluster, Axis::kEp);
+  const GroupPlacement across = place_group(p, dgx.cluster, Axis::kEp);
   EXPECT_FALSE(in_rack.crosses_nodes());
   EXPECT_EQ(across.nodes, 8);
   // All-to-all of B bytes per rank: 63/64 of it over NVLink at 0.8 · 900 GB/s in the rack;
@@ -124,6 +126,54 @@ TEST(Topology, OldScenariosWithOnlyGpusPerNodeKeepOneDomainPerNode) {
   const Scenario dgx = scenario_from(R"({"model":"llama3-8b","cluster":{"gpu":"h100-sxm","gpus":16,
       "gpus_per_node":4},"training":{"seq_len":4096,"global_batch":64}})");
   EXPECT_EQ(dgx.cluster.nvlink_domain_gpus, 8);  // the DGX's domain holds whole 4-GPU hosts
+}
+
+
+// Megatron's rank order puts TP group k on ranks 3k..3k+2: on 8-GPU hosts the third group is
+// ranks 6, 7 | 8, across two hosts, and the step waits for it.
+TEST(Placement, GroupsThatCannotTileTheHostsStraddleTwo) {
+  const GroupPlacement tp3 = place_ranks(1, 3, 8, 0, 384);
+  EXPECT_EQ(tp3.nodes, 2);
+  EXPECT_EQ(tp3.ranks_per_node, 1);  // rank 8 alone on host 1 carries the ring over its NIC
+  EXPECT_TRUE(tp3.crosses_nodes());
+  EXPECT_EQ(place_ranks(1, 6, 8, 0, 384).nodes, 2);
+  EXPECT_EQ(place_ranks(1, 4, 8, 0, 384).nodes, 1);
+  EXPECT_EQ(place_ranks(1, 16, 8, 0, 384).nodes, 2);
+  // A CP group of 3 at stride 2 (tp 2): ranks 6, 8, 10 start on host 0 and end on host 1.
+  EXPECT_EQ(place_ranks(2, 3, 8, 0, 384).nodes, 2);
+  // DP 2 at stride 4 (tp 4) holds ranks b, b + 4 of one host.
+  EXPECT_EQ(place_ranks(4, 2, 8, 0, 384).nodes, 1);
+  // A job of one group never straddles: ranks 0, 1, 2 on one host.
+  EXPECT_EQ(place_ranks(1, 3, 8, 0, 3).nodes, 1);
+}
+
+// NVL72 racks are 18 trays of 4: a job of 64-rank groups takes 16 trays a rack, so EP 64 stays
+// in one NVLink domain; on 8-GPU hosts, where no host can be skipped, TP 3 still straddles.
+TEST(Placement, SkippableHostsLetGroupsTileALargerDomain) {
+  EXPECT_EQ(place_ranks(1, 64, 72, 4, 256).nodes, 1);
+  EXPECT_EQ(place_ranks(1, 3, 72, 4, 288).nodes, 1);
+  EXPECT_EQ(place_ranks(1, 64, 72, 0, 256).nodes, 2);  // a 72-GPU host: nothing to skip
+  EXPECT_EQ(place_ranks(1, 3, 8, 8, 384).nodes, 2);
+}
+
+// The search no longer prices a TP group that straddles hosts at NVLink speed: GPT-3 175B on
+// 384 A100s (Narayanan et al. 2021 Table 2's PTD-P row) plans TP inside each 8-GPU host.
+TEST(Placement, TheSearchKeepsTpInsideEightGpuHosts) {
+  const Scenario s = scenario_from(R"({"model":"gpt3-175b","cluster":{"gpu":"a100-80gb","gpus":384},
+                                       "training":{"seq_len":2048,"global_batch":1536,"framework":"megatron-lm"},
+                                       "parallel":{"cp":1,"dp":4,"micro_batch":1,"recompute":"full",
+                                                   "sequence_parallel":false,"zero":0}})");
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  EXPECT_EQ(8 % r.plans.front().parallel.tp, 0) << "tp " << r.plans.front().parallel.tp;
+  // Pinned to t = 3, explain says why its collectives leave NVLink.
+  Scenario pinned = s;
+  pinned.parallel.tp = 3;
+  const Explanation x = explain(pinned, search(pinned, SearchOptions{}));
+  ASSERT_GE(x.steps.size(), 2u);
+  EXPECT_EQ(x.steps[1].title, "Tensor parallel across NVLink domains");
+  EXPECT_NE(x.steps[1].text.find("t = 3, whose groups do not tile the NVLink domains of 8 GPUs"), std::string::npos)
+      << x.steps[1].text;
 }
 
 }  // namespace

@@ -150,13 +150,13 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   const ParallelConfig& p = f.parallel;
   const ModelSpec& model = scenario.model;
   const GpuSpec& gpu = scenario.cluster.gpu;
-  const int gpn = f.nvlink_domain_gpus;  // placements as priced: over NVLink domains
+  // Placements as priced: over the cluster's NVLink domains.
   const MessageSizes messages = message_sizes(scenario, p);
   const double tokens = messages.tokens;  // per GPU, before TP
   std::vector<Benchmark> benches;
 
   if (p.tp > 1) {
-    const GroupPlacement g = place_group(p, gpn, Axis::kTp);
+    const GroupPlacement g = place_group(p, scenario.cluster, Axis::kTp);
     const double bytes = messages.tp_bytes;
     const std::string derivation = "micro_batch " + num(p.micro_batch) + " x seq " +
                                    num(f.seq_len) + "/cp " + num(p.cp) + " x hidden " +
@@ -190,7 +190,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   }
 
   if (p.cp > 1) {
-    const GroupPlacement g = place_group(p, gpn, Axis::kCp);
+    const GroupPlacement g = place_group(p, scenario.cluster, Axis::kCp);
     const double kv_width = double(model.kv_heads) * head_dim(model);
     const double bytes = messages.cp_kv_bytes;
     Benchmark b = over(g, 1LL * p.tp * p.cp, f);
@@ -206,7 +206,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   }
 
   if (p.ep > 1 && f.moe) {
-    const GroupPlacement g = place_group(p, gpn, Axis::kEp);
+    const GroupPlacement g = place_group(p, scenario.cluster, Axis::kEp);
     const double bytes = messages.ep_bytes;
     Benchmark b = over(g, 1LL * expert_tp(p) * p.ep, f);
     b.title =
@@ -223,7 +223,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
   }
 
   if (p.pp > 1) {
-    const GroupPlacement g = place_group(p, gpn, Axis::kPp);
+    const GroupPlacement g = place_group(p, scenario.cluster, Axis::kPp);
     const double bytes = messages.pp_bytes;
     // Two neighbouring stages: every rank of stage s talks to its peer in stage s+1.
     Benchmark b;
@@ -249,7 +249,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
 
   if (1LL * p.dp * p.cp > 1) {
     const StageParams params = rank_params(scenario, p, plan.split, plan.memory.peak_stage).params;
-    const GroupPlacement g = place_dp_cp_group(p, gpn);
+    const GroupPlacement g = place_dp_cp_group(p, scenario.cluster);
     const long long span = 1LL * p.tp * p.cp * p.dp;  // one pipeline stage
     const std::string grads = format_count(params.dense) +
                               " dense parameters per GPU (stage " + num(plan.memory.peak_stage) +
@@ -321,7 +321,7 @@ std::string nccl_tests_script(const Scenario& scenario, const Estimate& plan,
       benches.push_back(ag);
     }
     if (params.expert > 0 && f.expert_dp > 1) {
-      const GroupPlacement eg = place_expert_dp_group(p, gpn);
+      const GroupPlacement eg = place_expert_dp_group(p, scenario.cluster);
       Benchmark b = over(eg, span, f);
       b.title = "Expert DP: gradient " +
                 std::string(p.zero == 0 ? "all-reduce" : "reduce-scatter") +

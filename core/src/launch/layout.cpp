@@ -169,7 +169,7 @@ RankLayout rank_layout(const ParallelConfig& p, int gpus_per_node, int nvlink_do
                      "*(expert_dp + " + std::to_string(l.expert_dp) + "*pp))";
   for (Axis axis : {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kDp, Axis::kPp}) {
     static const char* const kNames[] = {"tp", "cp", "ep", "dp", "pp"};
-    const GroupPlacement by_domain = place_group(p, l.nvlink_domain_gpus, axis);
+    const GroupPlacement by_domain = place_group(p, l.nvlink_domain_gpus, axis, l.gpus_per_node);
     l.placement.push_back({kNames[static_cast<int>(axis)], place_group(p, l.gpus_per_node, axis),
                            by_domain, link_of(by_domain)});
   }

@@ -333,10 +333,9 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
 /// `ep_bytes`: message_sizes().ep_bytes, what one GPU sends each way.
 double expert_dispatch_pass_s(const Scenario& scenario, const ParallelConfig& parallel, double ep_bytes) {
   const GpuSpec& gpu = scenario.cluster.gpu;
-  const int domain_gpus = scenario.cluster.nvlink_domain_gpus;
   double pass_s = 0;
   if (parallel.ep > 1) {
-    const GroupPlacement ep_group = place_group(parallel, domain_gpus, Axis::kEp);
+    const GroupPlacement ep_group = place_group(parallel, scenario.cluster, Axis::kEp);
     const MoeSpec& moe = *scenario.model.moe;
     pass_s = scenario.training.moe_dispatcher == MoeDispatcher::kFlex
                  ? 2.0 * deduplicated_all_to_all_s(ep_bytes / moe.top_k, moe.top_k,
@@ -345,7 +344,7 @@ double expert_dispatch_pass_s(const Scenario& scenario, const ParallelConfig& pa
   }
   const int etp = expert_tp(parallel);
   if (etp > 1) {
-    const GroupPlacement etp_group = place_group(parallel, domain_gpus, Axis::kEtp);
+    const GroupPlacement etp_group = place_group(parallel, scenario.cluster, Axis::kEtp);
     pass_s += 2.0 * reduce_scatter_s(ep_bytes * etp, etp_group, gpu);
   }
   return pass_s;
@@ -365,14 +364,13 @@ bool hides_expert_dispatch(const LayerContext& c) {
 /// set: the overlapped collectives hide behind them). Returns the collectives issued per pass.
 double set_communication(const LayerContext& c, LayerTimes& lt) {
   const ParallelConfig& parallel = c.parallel;
-  const int domain_gpus = c.scenario.cluster.nvlink_domain_gpus;
   double collectives_per_pass = 0;
   // Tensor parallelism: 2 all-reduces (or all-gather + reduce-scatter pairs with SP: the same
   // traffic) of tokens·h·2 bytes per pass (Narayanan et al. 2021 §3.2; Korthikanti et al. 2022
   // §4.2.2). Without --tp-comm-overlap each GEMM waits for its collective; with it (SP only,
   // Megatron-LM d98e8a64 validate_args) the collectives are pipelined with the GEMMs beside them.
   if (parallel.tp > 1) {
-    const GroupPlacement tp_group = place_group(parallel, domain_gpus, Axis::kTp);
+    const GroupPlacement tp_group = place_group(parallel, c.scenario.cluster, Axis::kTp);
     // One all-reduce per block (a transformer layer's attention and MLP: two). An MoE layer's
     // routed experts take their tokens through the dispatcher instead (below); only shared
     // experts gather over TP as a dense MLP does (Megatron-Core SharedExpertMLP).
@@ -391,7 +389,7 @@ double set_communication(const LayerContext& c, LayerTimes& lt) {
   // Context parallelism: a ring passes K and V chunks (cp − 1 steps forward; K, V and their
   // gradients backward), hidden behind the attention of the chunk in hand.
   if (parallel.cp > 1) {
-    const GroupPlacement cp_group = place_group(parallel, domain_gpus, Axis::kCp);
+    const GroupPlacement cp_group = place_group(parallel, c.scenario.cluster, Axis::kCp);
     const Link link = cp_group.crosses_nodes() ? network(c.device.gpu) : nvlink(c.device.gpu);
     const double steps = parallel.cp - 1;
     const double forward_comm =

@@ -199,7 +199,7 @@ void visit_structure(const Scenario& scenario, const ParallelConfig& p, const St
     // The all-to-all is the heaviest MoE traffic: inside one NVLink domain it is cheap; past
     // it, (n − k)/n of every token copy crosses the NICs (comm.h all_to_all_s).
     if (p.ep > 1) {
-      const GroupPlacement ep_group = place_group(p, cluster.nvlink_domain_gpus, Axis::kEp);
+      const GroupPlacement ep_group = place_group(p, cluster, Axis::kEp);
       if (ep_group.crosses_nodes()) {
         visit("plan.ep_spans_nodes", kWarn, [&] {
           return concat({"ep = ", p.ep, " (× expert-tp ", expert_tp(p), ") spans ", ep_group.nodes, " nodes: ",
@@ -541,7 +541,7 @@ double activation_offload_s(const Scenario& scenario, const ParallelConfig& p, c
 /// way; each TP rank sends its 1/t share (Narayanan et al. 2021 §4.1 scatter/gather).
 double pipeline_p2p_s(const Scenario& scenario, const ParallelConfig& p, double m) {
   if (p.pp <= 1) return 0.0;
-  const GroupPlacement pp_group = place_group(p, scenario.cluster.nvlink_domain_gpus, Axis::kPp);
+  const GroupPlacement pp_group = place_group(p, scenario.cluster, Axis::kPp);
   const double one_way =
       send_recv_s(message_sizes(scenario, p).pp_bytes, pp_group.crosses_nodes(), scenario.cluster.gpu);
   // 1F1B without interleaving blocks on every exchange; interleaved schedules overlap
@@ -567,8 +567,8 @@ void set_data_parallel_times(const Scenario& scenario, const ParallelConfig& p, 
   const double grad_bytes = state_bytes.gradients;
   const StageParams params = rank_params(scenario, p, split, peak_stage).params;
   const int gpn = scenario.cluster.nvlink_domain_gpus;
-  const GroupPlacement dp_group = place_dp_cp_group(p, gpn);
-  const GroupPlacement edp_group = place_expert_dp_group(p, gpn);
+  const GroupPlacement dp_group = place_dp_cp_group(p, scenario.cluster);
+  const GroupPlacement edp_group = place_expert_dp_group(p, scenario.cluster);
   // DeepSpeed's ZeRO-3 gathers each parameter with flat all-gathers over the whole DP group:
   // Narayanan et al. 2021 Table 2 shows its step time flat from 384 to 1,536 GPUs, as when
   // every GPU's own NIC carries the whole (n−1)/n of the weights, not 1/k of them.

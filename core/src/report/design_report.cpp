@@ -512,7 +512,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
     std::vector<std::string> inside, across;
     auto classify = [&](const char* name, int size, Axis axis) {
       if (size <= 1) return;
-      (place_group(p, domain, axis).crosses_nodes() ? across : inside).push_back(name);
+      (place_group(p, cluster, axis).crosses_nodes() ? across : inside).push_back(name);
     };
     classify("TP", p.tp, Axis::kTp);
     classify("CP", p.cp, Axis::kCp);
@@ -541,7 +541,7 @@ DesignReport design_report(const Scenario& scenario, const Estimate& plan,
             ? " The uplinks are " + num(cluster.oversubscription) +
                   ":1 oversubscribed: the per-GPU figure above is the NIC's share after it."
             : "";
-    const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
+    const GroupPlacement ep_group = place_group(p, cluster, Axis::kEp);
     s.text = "NVLink domain: " + domain_text + " (" + num(cluster.gpu.nvlink_bytes_per_s / gb) +
              " GB/s per GPU each way); groups inside it: " + join(inside) + ". Scale-out: " +
              fabric_text + num(cluster.gpu.network_bytes_per_s / gb) + " GB/s NIC per GPU, " +

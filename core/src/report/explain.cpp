@@ -222,14 +222,16 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
   };
 
   // 2. Tensor parallelism: only what is true of t.
-  const GroupPlacement tp_group = place_group(p, domain, Axis::kTp);
+  const GroupPlacement tp_group = place_group(p, cluster, Axis::kTp);
   std::string tp_text;
   if (p.tp == 1) {
     tp_text = "t = 1: no tensor parallelism; every GPU holds whole layers" +
               std::string(pins.tp ? " (pinned)." : ", the fastest choice the search found.");
   } else {
     tp_text = concat({"t = ", p.tp,
-                      tp_group.crosses_nodes() ? ", wider than one NVLink domain of " : " inside one NVLink domain of ",
+                      !tp_group.crosses_nodes() ? " inside one NVLink domain of "
+                      : p.tp > domain          ? ", wider than one NVLink domain of "
+                                               : ", whose groups do not tile the NVLink domains of ",
                       domain,
                       tp_group.crosses_nodes() ? " GPUs: its collectives cross the network"
                                                : " GPUs: its collectives stay on NVLink",
@@ -237,7 +239,11 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                       scenario.training.tp_comm_overlap && p.sequence_parallel ? " (the rest overlapped with the GEMMs)."
                                                                                : "."});
   }
-  x.steps.push_back({2, p.tp == 1 ? "No tensor parallelism" : "Tensor parallel inside the NVLink domain", tp_text});
+  x.steps.push_back({2,
+                     p.tp == 1                  ? "No tensor parallelism"
+                     : tp_group.crosses_nodes() ? "Tensor parallel across NVLink domains"
+                                                : "Tensor parallel inside the NVLink domain",
+                     tp_text});
 
   // 3. Pipeline: compared with the next smaller stage count, searched, not hand-counted.
   std::string pp_text =
@@ -330,7 +336,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     }
     if (p.ep > 1 && model.moe) {
       const MoeSpec& moe = *model.moe;
-      const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
+      const GroupPlacement ep_group = place_group(p, cluster, Axis::kEp);
       const double a2a_bytes = message_sizes(scenario, p).ep_bytes;
       text += concat({"EP = ", p.ep, " spreads the ", moe.experts, " experts of each MoE layer, ", moe.experts / p.ep,
                       " per GPU",
@@ -434,7 +440,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                                        : std::string(" (without it the sequence's activations do not fit)")});
   }
   if (p.ep > 1) {
-    const GroupPlacement ep_group = place_group(p, domain, Axis::kEp);
+    const GroupPlacement ep_group = place_group(p, cluster, Axis::kEp);
     answer += concat({", EP = ", p.ep,
                       ep_group.crosses_nodes() ? concat({" across ", ep_group.nodes, " NVLink domains"})
                                                : std::string(" inside one NVLink domain, so the all-to-all stays on NVLink")});
