@@ -667,6 +667,30 @@ TEST(RecomputeModules, EachModuleCostsItsForwardRerun) {
                    block.recompute_s + norms.recompute_s + block.attention_forward_s);
 }
 
+// gpt-oss-120b on 8 H100s, EP 8: each GPU's 4,096 tokens reach its experts as 4 copies of
+// 2,880 values. Megatron-Core adds the experts' output bias outside the grouped GEMM, one local
+// expert at a time in fp32 (framework.h): 28 bytes per value forward, 36 backward, 2 kernels
+// per local expert (16 here); torchtitan's layers are priced without it.
+TEST(ExpertBias, MegatronStreamsTheRoutedExpertsOutputBiasInFp32) {
+  const std::string text = R"({"model":"gpt-oss-120b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":64,"framework":"megatron-core"},
+      "parallel":{"tp":1,"pp":1,"dp":8,"ep":8,"micro_batch":1,"zero":1}})";
+  Scenario with = scenario_from(text);
+  ASSERT_TRUE(with.model.linear_bias);
+  Scenario without = with;
+  without.model.linear_bias = false;
+  const ParallelConfig p = resolve_defaults(with);
+  const LayerTimes a = layer_times(with, p, 0), b = layer_times(without, p, 0);
+  const Device device = device_of(with);
+  const double values = 4096.0 * 4 * 2880;
+  EXPECT_NEAR(a.memory_forward_s - b.memory_forward_s, stream_s(28.0 * values, device), 1e-12);
+  EXPECT_NEAR(a.memory_backward_s - b.memory_backward_s, stream_s(36.0 * values, device), 1e-12);
+  const double host_kernel_s = with.calibration.host_kernel_s;
+  EXPECT_NEAR(a.host_forward_s - b.host_forward_s, 16.0 * 2.0 * host_kernel_s, 1e-12);
+  with.training.framework = without.training.framework = Framework::kTorchtitan;
+  EXPECT_DOUBLE_EQ(layer_times(with, p, 0).memory_forward_s, layer_times(without, p, 0).memory_forward_s);
+}
+
 TEST(RecomputeModules, ParsedAsMegatronNamesThemAndRefusedWhereAbsent) {
   const std::string head = R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
       "training":{"seq_len":4096,"global_batch":512},"parallel":)";

@@ -106,6 +106,16 @@ double kernels_per_local_expert_forward(Framework framework, bool fp8) {
   return 2.0;
 }
 
+double expert_bias_bytes_per_element(Framework framework, bool backward) {
+  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  return megatron ? (backward ? 36.0 : 28.0) : 0.0;
+}
+
+double expert_bias_kernels_per_local_expert_forward(Framework framework) {
+  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  return megatron ? 2.0 : 0.0;
+}
+
 bool syncs_host_before_experts(Framework framework) {
   return framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
 }

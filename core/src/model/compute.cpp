@@ -307,6 +307,13 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
     permute_bytes = 2.0 * 2.0 * 2.0 * tokens * model.moe->top_k * h / t;
     forward_bytes += permute_bytes;
     backward_bytes += permute_bytes;
+    if (model.linear_bias) {
+      // The routed experts' output bias, added outside their GEMMs (framework.h).
+      const Framework framework = c.scenario.training.framework;
+      const double outputs = c.shares.mlp * tokens * model.moe->top_k * h / t;
+      forward_bytes += outputs * expert_bias_bytes_per_element(framework, false);
+      backward_bytes += outputs * expert_bias_bytes_per_element(framework, true);
+    }
   }
   lt.memory_forward_s = stream_s(forward_bytes, c.device);
   lt.memory_backward_s = stream_s(backward_bytes, c.device);
@@ -448,8 +455,11 @@ HostLaunches host_launches(const LayerContext& c) {
   // The routed experts' launches grow with the experts local to the GPU: with few tokens per
   // expert (many local experts, small micro-batches) the host, not the GPU, sets their pace.
   const double experts_local = c.moe ? double(c.scenario.model.moe->experts) / c.parallel.ep : 0.0;
-  return {kernels * host_kernel_s,
-          c.shares.mlp * experts_local * kernels_per_local_expert_forward(training.framework, c.fp8) * host_kernel_s};
+  const double per_expert = kernels_per_local_expert_forward(training.framework, c.fp8) +
+                            (c.moe && c.scenario.model.linear_bias
+                                 ? expert_bias_kernels_per_local_expert_forward(training.framework)
+                                 : 0.0);
+  return {kernels * host_kernel_s, c.shares.mlp * experts_local * per_expert * host_kernel_s};
 }
 
 /// The host's time per pass: its launches and its collectives.

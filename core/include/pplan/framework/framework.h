@@ -114,6 +114,22 @@ double kernels_per_layer_forward(Framework framework);
 /// _run_experts_grouped_mm, use_grouped_mm on by default): none per expert.
 double kernels_per_local_expert_forward(Framework framework, bool fp8);
 
+/**
+ * Bytes streamed per element of the routed experts' [tokens·top_k, h] output to add their
+ * second projection's bias (model.linear_bias), forward or backward. Megatron-Core adds it
+ * outside the grouped GEMM, one local expert at a time in PyTorch (TEGroupedMLP._apply_bias,
+ * the same in NVIDIA/Megatron-LM core_v0.16.0, core_v0.17.0, core_v0.18.0 and d98e8a64
+ * megatron/core/transformer/moe/experts.py): b·p and t + b·p in fp32 (p, the routing
+ * probabilities, is fp32), torch.cat, a cast back to bf16: forward 4 + (2 + 4 + 4) + (4 + 4) +
+ * (4 + 2) = 28; backward the cast's gradient to fp32 and t's back to bf16 (6 + 6) and b's and
+ * p's gradients, each an fp32 product written and summed (12 + 12): 36. Other frameworks: 0
+ * (not priced).
+ */
+double expert_bias_bytes_per_element(Framework framework, bool backward);
+
+/// Kernels that path launches per local expert in the forward (b·p, + t): 2 for Megatron.
+double expert_bias_kernels_per_local_expert_forward(Framework framework);
+
 /// Whether the host waits for the GPU before it launches the experts: Megatron-Core's token
 /// dispatchers copy the token counts per expert to the host and synchronise before the
 /// all-to-all (NVIDIA/Megatron-LM d98e8a64 megatron/core/transformer/moe/token_dispatcher.py,
