@@ -25,6 +25,7 @@ const char* activation_name(Activation activation) {
     case Activation::kSwiglu: return "swiglu";
     case Activation::kGeglu: return "geglu";
     case Activation::kSquaredRelu: return "squared_relu";
+    case Activation::kClampedSwiglu: return "clamped_swiglu";
   }
   return "gelu";
 }

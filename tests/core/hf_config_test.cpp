@@ -289,6 +289,18 @@ TEST(HfConfig, GemmaImportsItsTextConfigWithTheClassDefaults) {
   ASSERT_TRUE(oss.model.local_attention);
   EXPECT_EQ(oss.model.local_attention->global_every, 2);
   EXPECT_EQ(oss.mapped_from["local_attention.global_every"]["from"], "layer_types");
+  // Its SwiGLU is clamped at swiglu_limit 7.0 (modeling_gpt_oss.py); another limit is refused.
+  EXPECT_EQ(oss.model.activation, Activation::kClampedSwiglu);
+  EXPECT_EQ(oss.mapped_from["swiglu_limit"]["value"], 7.0);
+  json other = parse_document(testing::read_text(config_path("openai--gpt-oss-120b.json")));
+  other["swiglu_limit"] = 5.0;
+  try {
+    import_hf_config(other, "/config");
+    ADD_FAILURE() << "swiglu_limit 5.0 imported";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.code()), "import.unsupported");
+    EXPECT_EQ(std::string(e.path()), "/config/swiglu_limit");
+  }
 }
 
 json answer(const json& request) { return json::parse(handle_request(request.dump())); }

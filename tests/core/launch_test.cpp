@@ -663,6 +663,37 @@ TEST(MegatronLaunch, MoeUnevenPipeline) {
   EXPECT_EQ(a.at("--recompute-granularity"), std::vector<std::string>{"full"});
 }
 
+// gpt-oss's gated MLP is Megatron's quick GeGLU, gate·sigmoid(1.702·gate), times (up + 1), both
+// clamped at 7 (Megatron-Bridge gpt_oss_bridge.py sets activation_func quick_gelu,
+// glu_linear_offset 1.0, activation_func_clamp_value 7.0), not --swiglu.
+TEST(MegatronLaunch, GptOssClampedSwigluIsQuickGegluWithOffsetAndClamp) {
+  const json s = {{"schema_version", 1},
+                  {"model", "gpt-oss-120b"},
+                  {"cluster", {{"gpu", "h100-sxm"}, {"gpus", 64}}},
+                  {"training", {{"seq_len", 4096}, {"global_batch", 1280}, {"framework", "megatron-lm"}}},
+                  {"parallel", {{"tp", 1}, {"pp", 4}, {"dp", 16}, {"ep", 8}, {"micro_batch", 1}, {"zero", 1}}}};
+  const json r = launch(s, "megatron");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
+  const ArgMap a = parse_against_table(megatron_arguments(r["text"]), "gpt-oss");
+  EXPECT_TRUE(has(a, "--quick-geglu"));
+  EXPECT_FALSE(has(a, "--swiglu"));
+  EXPECT_EQ(a.at("--glu-linear-offset"), std::vector<std::string>{"1.0"});
+  EXPECT_EQ(a.at("--activation-func-clamp-value"), std::vector<std::string>{"7.0"});
+  EXPECT_EQ(a.at("--softmax-type"), std::vector<std::string>{"learnable"});
+  // Megatron-DeepSpeed has no clamped SwiGLU: refused rather than launched as plain GeLU.
+  json plain = s;
+  plain["model"] = {{"name", "clamped"}, {"layers", 8}, {"hidden", 2048}, {"heads", 16}, {"kv_heads", 16},
+                    {"ffn_hidden", 8192}, {"vocab", 32000}, {"activation", "clamped_swiglu"},
+                    {"learned_positions", true}};
+  plain["training"]["framework"] = "deepspeed";
+  plain["parallel"] = {{"tp", 1}, {"pp", 1}, {"dp", 64}, {"micro_batch", 1}, {"zero", 1}};
+  const json refused = launch(plain, "deepspeed");
+  ASSERT_TRUE(refused.contains("problems")) << refused.dump().substr(0, 400);
+  EXPECT_EQ(refused["problems"][0]["code"], "deepspeed.model_feature");
+  EXPECT_NE(refused["problems"][0]["message"].get<std::string>().find("clamped SwiGLU"), std::string::npos);
+}
+
 TEST(MegatronLaunch, ZeroThreeIsMegatronFsdpAndUnsetsMaxConnections) {
   const json r = launch(example("launch-llama3-8b-8-b200-fsdp"), "megatron");
   ASSERT_TRUE(r["ok"].get<bool>());

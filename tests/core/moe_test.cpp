@@ -691,6 +691,28 @@ TEST(ExpertBias, MegatronStreamsTheRoutedExpertsOutputBiasInFp32) {
   EXPECT_DOUBLE_EQ(layer_times(with, p, 0).memory_forward_s, layer_times(without, p, 0).memory_forward_s);
 }
 
+// gpt-oss's clamped SwiGLU: Megatron clamps the [tokens·top_k, 2·2880] expert input before its
+// fused activation (chunk, two clamps, cat): 8 bytes per value forward, 6 backward, 3 kernels.
+TEST(ClampedSwiglu, MegatronStreamsTheClampsBeforeItsFusedActivation) {
+  const std::string text = R"({"model":"gpt-oss-120b","cluster":{"gpu":"h100-sxm","gpus":8},
+      "training":{"seq_len":4096,"global_batch":64,"framework":"megatron-core"},
+      "parallel":{"tp":1,"pp":1,"dp":8,"ep":8,"micro_batch":1,"zero":1}})";
+  Scenario clamped = scenario_from(text);
+  ASSERT_EQ(clamped.model.activation, Activation::kClampedSwiglu);
+  Scenario plain = clamped;
+  plain.model.activation = Activation::kSwiglu;
+  const ParallelConfig p = resolve_defaults(clamped);
+  const LayerTimes a = layer_times(clamped, p, 0), b = layer_times(plain, p, 0);
+  const Device device = device_of(clamped);
+  const double inputs = 4096.0 * 4 * 2 * 2880;
+  EXPECT_NEAR(a.memory_forward_s - b.memory_forward_s, stream_s(8.0 * inputs, device), 1e-12);
+  EXPECT_NEAR(a.memory_backward_s - b.memory_backward_s, stream_s(6.0 * inputs, device), 1e-12);
+  EXPECT_NEAR(a.host_forward_s - b.host_forward_s, 3.0 * clamped.calibration.host_kernel_s, 1e-12);
+  EXPECT_DOUBLE_EQ(a.gemm_forward_s, b.gemm_forward_s);  // the same matrices
+  clamped.training.framework = plain.training.framework = Framework::kTorchtitan;
+  EXPECT_DOUBLE_EQ(layer_times(clamped, p, 0).memory_forward_s, layer_times(plain, p, 0).memory_forward_s);
+}
+
 TEST(RecomputeModules, ParsedAsMegatronNamesThemAndRefusedWhereAbsent) {
   const std::string head = R"({"model":"mixtral-8x7b","cluster":{"gpu":"h100-sxm","gpus":8},
       "training":{"seq_len":4096,"global_batch":512},"parallel":)";

@@ -161,8 +161,8 @@ json built_scenario(ByteReader& in) {
     }
     // The 2026 model fields (issue #23), at their bounds and past them.
     if (in.flag()) {
-      const char* const activations[] = {"gelu", "swiglu", "geglu", "squared_relu"};
-      m["activation"] = activations[in.byte() % 4];
+      const char* const activations[] = {"gelu", "swiglu", "geglu", "squared_relu", "clamped_swiglu"};
+      m["activation"] = activations[in.byte() % 5];
       if (in.flag()) m["head_dim"] = in.count(1 << 17);
       if (in.flag()) m["qk_norm"] = in.flag();
       if (in.flag()) m["linear_bias"] = in.flag();

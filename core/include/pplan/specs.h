@@ -14,10 +14,14 @@ namespace pplan {
 /// Feed-forward flavour: GPT's 2-matrix GeLU MLP, or a gated 3-matrix MLP: Llama's SwiGLU or
 /// Gemma's GeGLU (Shazeer 2020, "GLU Variants Improve Transformer": gate·act(up), same shapes).
 /// Nemotron-H's MLP is squared ReLU (Megatron --squared-relu): two matrices, as GeLU's.
-enum class Activation { kGelu, kSwiglu, kGeglu, kSquaredRelu };
+/// kClampedSwiglu: gpt-oss's gated MLP, gate·sigmoid(1.702·gate)·(up + 1) with the gate clamped
+/// at 7 and up to ±7 (OpenAI's gpt-oss model card §2; modeling_gpt_oss.py GptOssExperts;
+/// Megatron-LM's --quick-geglu --glu-linear-offset 1.0 --activation-func-clamp-value 7.0).
+enum class Activation { kGelu, kSwiglu, kGeglu, kSquaredRelu, kClampedSwiglu };
 /// Whether the MLP is gated (three matrices: gate, up, down).
 inline bool gated_mlp(Activation activation) {
-  return activation == Activation::kSwiglu || activation == Activation::kGeglu;
+  return activation == Activation::kSwiglu || activation == Activation::kGeglu ||
+         activation == Activation::kClampedSwiglu;
 }
 /// Arithmetic used for the GEMMs; selects the GPU's peak. `training.precision` is BF16 or FP8;
 /// kFp4 is the GEMM precision of FP8 training under the NVFP4 recipe (gemm_precision()).

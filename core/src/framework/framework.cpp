@@ -116,6 +116,16 @@ double expert_bias_kernels_per_local_expert_forward(Framework framework) {
   return megatron ? 2.0 : 0.0;
 }
 
+double clamped_activation_bytes_per_element(Framework framework, bool backward) {
+  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  return megatron ? (backward ? 6.0 : 8.0) : 0.0;
+}
+
+double clamped_activation_kernels_forward(Framework framework) {
+  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  return megatron ? 3.0 : 0.0;
+}
+
 bool syncs_host_before_experts(Framework framework) {
   return framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
 }

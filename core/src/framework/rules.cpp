@@ -209,9 +209,11 @@ NemoRecipe nemo_recipe(const ModelSpec& m) {
       // gpt/model/gpt_oss.py GPTOSSConfig120B / 20B: biases, learnable softmax (sinks), window
       // 128 with window_attn_skip_freq 2.
       {"gpt-oss-120b", "gpt_oss_120b",
-       {36, 2880, 64, 8, 2880, 201088, 150000, 128, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2}},
+       {36, 2880, 64, 8, 2880, 201088, 150000, 128, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2, false,
+        Activation::kClampedSwiglu}},
       {"gpt-oss-20b", "gpt_oss_20b",
-       {24, 2880, 64, 8, 2880, 201088, 150000, 32, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2}},
+       {24, 2880, 64, 8, 2880, 201088, 150000, 32, 4, 0, 2880, 0, 1, 64, false, true, true, 128, 2, false,
+        Activation::kClampedSwiglu}},
       // gpt/model/llama.py Llama4Experts16Config / 128Config: chunked attention of 8192 with a
       // NoPE layer every 4 (nope_layer_interval), one shared expert; 128E every other layer.
       {"llama4-scout", "llama4_e16",
@@ -1299,6 +1301,7 @@ bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSi
                         : model.local_attention   ? "sliding-window attention (local_attention)"
                         : model.mtp_layers > 0    ? "multi-token prediction (mtp_layers)"
                         : model.linear_bias && !model.learned_positions ? "biases on a rotary model's linear layers (linear_bias)"
+                        : model.activation == Activation::kClampedSwiglu ? "clamped SwiGLU (activation clamped_swiglu)"
                                                   : nullptr;
   if (missing != nullptr &&
       sink.add("deepspeed.model_feature",

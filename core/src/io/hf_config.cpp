@@ -357,9 +357,14 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
       r.unsupported(act_key, "\"" + printable(act, 40) +
                                  "\": pplan's gated MLPs are SwiGLU (silu) and GeGLU (gelu)");
     }
-    m["activation"] = gelu_gate ? "geglu" : "swiglu";
+    // gpt-oss clamps its SwiGLU (modeling_gpt_oss.py GptOssExperts: gate·sigmoid(1.702·gate)·
+    // (up + 1), gate ≤ swiglu_limit, |up| ≤ swiglu_limit); pplan's clamped_swiglu is its 7.
+    const bool clamped = family == Family::kGptOss;
+    m["activation"] = clamped ? "clamped_swiglu" : gelu_gate ? "geglu" : "swiglu";
     r.record("activation", act_key, act.empty() ? json(nullptr) : json(act),
-             gelu_gate ? "gated MLP with a GeLU gate: GeGLU" : "gated MLP with SiLU: SwiGLU");
+             clamped     ? "gpt-oss's clamped SwiGLU (swiglu_limit)"
+             : gelu_gate ? "gated MLP with a GeLU gate: GeGLU"
+                         : "gated MLP with SiLU: SwiGLU");
   } else if (nemotron_h) {
     if (!act.empty() && act != "relu2") {
       r.unsupported(act_key, "\"" + printable(act, 40) + "\": Nemotron-H's MLP is squared ReLU (relu2)");
@@ -551,7 +556,10 @@ ImportedModel import_hf_config(const json& config, const std::string& path,
     const long long top_k = r.count("moe.top_k", r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token");
     moe = moe_block(experts, top_k, 0, width, 0, 1);
     mapped["moe.expert_ffn_hidden"] = {{"from", "intermediate_size"}, {"value", width}};
-    r.keep("swiglu_limit", "the clamped SwiGLU: the same matrices and FLOPs");
+    if (r.real("swiglu_limit", 7.0) != 7.0) {
+      r.unsupported("swiglu_limit", "pplan's clamped_swiglu is gpt-oss's, clamped at 7.0");
+    }
+    r.keep("swiglu_limit", "the clamped SwiGLU (activation clamped_swiglu): the same matrices and FLOPs");
   } else if (family == Family::kLlama4) {
     // Llama4TextMoe: routed experts and one shared expert, each intermediate_size wide; MoE
     // every interleave_moe_layer_step-th layer ((i + 1) % step == 0), dense layers between.

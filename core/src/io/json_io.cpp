@@ -427,7 +427,8 @@ constexpr double kMinStorageGBps = 1e-6;   // 1 KB/s of checkpoint storage
 constexpr double kMinFailureRate = 1e-12;  // failures per GPU-hour
 
 // In the order of the Activation enum (specs.h).
-const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu", "squared_relu"};
+// In Activation's order.
+const std::vector<std::string_view> kActivations = {"gelu", "swiglu", "geglu", "squared_relu", "clamped_swiglu"};
 const std::vector<std::string_view> kPrecisions = {"bf16", "fp8"};
 const std::vector<std::string_view> kRecomputes = {"none", "selective", "full"};
 /// ScheduleKind order (specs.h schedule_name).

@@ -134,6 +134,12 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     m.flags.push_back({"--normalization", "LayerNorm", ""});
   }
   if (model.activation == Activation::kSwiglu) m.flags.push_back({"--swiglu", "", ""});
+  if (model.activation == Activation::kClampedSwiglu) {
+    // gpt-oss's gated MLP: gate·sigmoid(1.702·gate)·(up + 1), both clamped at 7.
+    m.flags.push_back({"--quick-geglu", "", "gpt-oss's gate, x·sigmoid(1.702x)"});
+    m.flags.push_back({"--glu-linear-offset", "1.0", "(up + 1)"});
+    m.flags.push_back({"--activation-func-clamp-value", "7.0", "gate and up clamped at 7"});
+  }
   if (!model.tied_embeddings) m.flags.push_back({"--untie-embeddings-and-output-weights", "", ""});
   if (!model.dropout) {
     m.flags.push_back({"--hidden-dropout", "0.0", ""});

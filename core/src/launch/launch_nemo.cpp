@@ -63,6 +63,9 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
   out << "import torch\n";
   if (!recipe.exact) out << "import torch.nn.functional as F\n";
   if (!recipe.exact && model.activation == Activation::kGeglu) out << "from functools import partial\n";
+  if (!recipe.exact && model.activation == Activation::kClampedSwiglu) {
+    out << "from megatron.core.fusions.fused_bias_geglu import quick_gelu\n";
+  }
   out << "from nemo.collections import llm\n";
   out << "from nemo.collections.common.tokenizers import AutoTokenizer\n";
   out << "from nemo.collections.llm.recipes.precision.mixed_precision import " << nemo_precision(f)
@@ -110,7 +113,14 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
     set("model.config.activation_func", model.activation == Activation::kSwiglu ? "F.silu"
                                         : model.activation == Activation::kGeglu
                                             ? "partial(F.gelu, approximate=\"tanh\")"
-                                            : "F.gelu");
+                                        : model.activation == Activation::kClampedSwiglu ? "quick_gelu"
+                                                                                         : "F.gelu");
+    if (model.activation == Activation::kClampedSwiglu) {
+      // gpt-oss's: gate·sigmoid(1.702·gate)·(up + 1), both clamped at 7 (Megatron-Bridge's
+      // gpt_oss_bridge.py sets the same three).
+      set("model.config.glu_linear_offset", "1.0", "gpt-oss's (up + 1)");
+      set("model.config.activation_func_clamp_value", "7.0", "gpt-oss's clamp");
+    }
     set("model.config.share_embeddings_and_output_weights", py_bool(model.tied_embeddings));
     if (model.head_dim > 0) set("model.config.kv_channels", num(model.head_dim), "the head width");
     if (model.qk_norm) set("model.config.qk_layernorm", "True");

@@ -297,6 +297,13 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   if (!model.learned_positions) split_bytes += c.shares.attention * 4.0 * (c.q_width + c.kv_width);
   double forward_bytes = tokens * ((c.sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
+  if (model.activation == Activation::kClampedSwiglu) {
+    // The clamps before the fused activation, over its gated input (framework.h).
+    const Framework framework = c.scenario.training.framework;
+    const double inputs = tokens * 2.0 * l.active_mlp_width / t;
+    forward_bytes += inputs * clamped_activation_bytes_per_element(framework, false);
+    backward_bytes += inputs * clamped_activation_bytes_per_element(framework, true);
+  }
   if (c.fp8) {
     const double cast_bytes = fp8_cast_bytes_per_element(c.scenario.training.fp8_recipe);
     forward_bytes += tokens * cast_bytes * l.linear_inputs;
@@ -319,7 +326,10 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   lt.memory_backward_s = stream_s(backward_bytes, c.device);
   // What the recomputable modules stream in their forward: the norms (read and write h), the
   // activation function over its width (moe_act: the routed experts'), a MoE block's permutes.
-  const double activation_bytes = (gated_mlp(model.activation) ? 6.0 : 4.0) * tokens / t;
+  const double clamp_bytes = model.activation == Activation::kClampedSwiglu
+                                 ? 2.0 * clamped_activation_bytes_per_element(c.scenario.training.framework, false)
+                                 : 0.0;
+  const double activation_bytes = ((gated_mlp(model.activation) ? 6.0 : 4.0) + clamp_bytes) * tokens / t;
   lt.module_forward_s[module_index(kRecomputeLayernorm)] = stream_s(tokens * 4.0 * h * blocks / (c.sp ? t : 1.0), c.device);
   if (c.moe) {
     const MoeSpec& moe = *model.moe;
@@ -449,7 +459,10 @@ HostLaunches host_launches(const LayerContext& c) {
   // The framework's count is a transformer layer's (two blocks); a hybrid layer holds one.
   const double blocks = c.shares.blocks();
   const double kernels = (kernels_per_layer_forward(training.framework) + (c.fp8 ? 6.0 : 0.0)) * blocks / 2.0 +
-                         (c.moe ? 8.0 : 0.0);
+                         (c.moe ? 8.0 : 0.0) +
+                         (c.scenario.model.activation == Activation::kClampedSwiglu
+                              ? c.shares.mlp * clamped_activation_kernels_forward(training.framework)
+                              : 0.0);
   const double host_kernel_s = c.scenario.cluster.gpu.host_kernel_s > 0 ? c.scenario.cluster.gpu.host_kernel_s
                                                                         : c.scenario.calibration.host_kernel_s;
   // The routed experts' launches grow with the experts local to the GPU: with few tokens per

@@ -141,7 +141,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <div class="grid">
             {MODEL_FIELDS.map((k) => (k === 'activation'
               ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'], ...(['gelu', 'swiglu', 'geglu', 'squared_relu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
+                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'], ['clamped_swiglu', 'Clamped SwiGLU (gpt-oss)'], ...(['gelu', 'swiglu', 'geglu', 'squared_relu', 'clamped_swiglu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
               : MODEL_BOOLEANS.has(k)
                 ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}

@@ -130,6 +130,17 @@ double expert_bias_bytes_per_element(Framework framework, bool backward);
 /// Kernels that path launches per local expert in the forward (b·p, + t): 2 for Megatron.
 double expert_bias_kernels_per_local_expert_forward(Framework framework);
 
+/**
+ * Bytes streamed per element of a clamped SwiGLU's [tokens, 2·width] input (model.activation
+ * clamped_swiglu) beyond the fused activation itself, forward or backward. Megatron clamps
+ * before its fused kernel (the same in NVIDIA/Megatron-LM core_v0.16.0 fused_bias_geglu.py
+ * weighted_bias_quick_geglu_impl, experts.py and mlp.py): chunk, two clamps, torch.cat:
+ * forward 2 + 2 (the clamps) + 2 + 2 (the cat) = 8; backward the clamps' gradients (read the
+ * gradient and the input, write): 6; 3 kernels a layer. Other frameworks: 0 (not priced).
+ */
+double clamped_activation_bytes_per_element(Framework framework, bool backward);
+double clamped_activation_kernels_forward(Framework framework);
+
 /// Whether the host waits for the GPU before it launches the experts: Megatron-Core's token
 /// dispatchers copy the token counts per expert to the host and synchronise before the
 /// all-to-all (NVIDIA/Megatron-LM d98e8a64 megatron/core/transformer/moe/token_dispatcher.py,
