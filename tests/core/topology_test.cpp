@@ -171,8 +171,8 @@ TEST(Placement, TheSearchKeepsTpInsideEightGpuHosts) {
   pinned.parallel.tp = 3;
   const Explanation x = explain(pinned, search(pinned, SearchOptions{}));
   ASSERT_GE(x.steps.size(), 2u);
-  EXPECT_EQ(x.steps[1].title, "Tensor parallel across NVLink domains");
-  EXPECT_NE(x.steps[1].text.find("t = 3, whose groups do not tile the NVLink domains of 8 GPUs"), std::string::npos)
+  EXPECT_EQ(x.steps[1].title, "Tensor parallelism");
+  EXPECT_NE(x.steps[1].text.find("t = 3, straddling NVLink domains of 8 GPUs"), std::string::npos)
       << x.steps[1].text;
 }
 

@@ -794,18 +794,16 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   if (f.moe && megatron_moe_dispatch(s.training) &&
       sink.add("torchtitan.moe_dispatch",
                "the plan was priced with Megatron-Core's flex dispatcher or EP all-to-all overlap; "
-               "pplan's torchtitan launch runs the all-to-all (torchtitan selects DeepEP by its MoE "
-               "config's comm_backend): use --format megatron or nemo, or the default dispatcher")) {
+               "pplan's torchtitan launch runs the all-to-all: use --format megatron or nemo, or the "
+               "default dispatcher")) {
     return true;
   }
   if (!detail::titan_model(model).known &&
       sink.add("torchtitan.no_model",
                "torchtitan has no config of {s}'s shape: its registry holds Llama 3 8B/70B/405B "
                "(vocabulary 128,256, RoPE theta 500,000, untied, SwiGLU) and DeepSeek-V3 671B as "
-               "published (b5bcd76c torchtitan/models/{llama3,deepseek_v3}/__init__.py), and a "
-               "model that differs in any field (a vocabulary of 128,000 too) would train another "
-               "architecture: use the preset (e.g. llama3-405b), register the model in torchtitan, "
-               "or use --format megatron",
+               "published; any other field (a vocabulary of 128,000 too) trains another "
+               "architecture: use the preset, register the model in torchtitan, or use --format megatron",
                {}, model.name)) {
     return true;
   }
@@ -829,7 +827,7 @@ bool torchtitan_rules(const Scenario& s, const LaunchFacts& f, const StageSplit&
   if (f.moe && !toml && expert_tp(p) > 1 &&
       sink.add("torchtitan.no_expert_tp",
                "current torchtitan has no expert tensor parallelism: EP borrows the TP ranks "
-               "(b5bcd76c torchtitan/config/configs.py expert_parallel_degree), while the plan "
+               "(expert_parallel_degree), while the plan "
                "splits each expert over etp = {}; use etp 1, --format torchtitan-toml "
                "(expert_tensor_parallel_degree) or --format megatron",
                {expert_tp(p)})) {
@@ -1268,9 +1266,7 @@ bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSi
   if (!model.hybrid_pattern.empty() && !(nemo && detail::nemo_recipe(model).exact) &&
       sink.add("megatron.hybrid",
                "{s} is a hybrid Mamba-2 model: pplan launches it only through NeMo's Nemotron-H "
-               "recipe (use --format nemo with the nemotron-h-56b preset); Megatron-LM trains "
-               "hybrids with pretrain_hybrid.py and --hybrid-override-pattern, which pplan does not "
-               "write",
+               "recipe (use --format nemo with the nemotron-h-56b preset)",
                {}, model.name)) {
     return true;
   }
@@ -1301,7 +1297,7 @@ bool model_feature_rules(LaunchFramework framework, const Scenario& s, ProblemSi
                         : model.local_attention   ? "sliding-window attention (local_attention)"
                         : model.mtp_layers > 0    ? "multi-token prediction (mtp_layers)"
                         : model.linear_bias && !model.learned_positions ? "biases on a rotary model's linear layers (linear_bias)"
-                        : model.activation == Activation::kClampedSwiglu ? "clamped SwiGLU (activation clamped_swiglu)"
+                        : model.activation == Activation::kClampedSwiglu ? "clamped SwiGLU"
                                                   : nullptr;
   if (missing != nullptr &&
       sink.add("deepspeed.model_feature",

@@ -231,7 +231,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
     tp_text = concat({"t = ", p.tp,
                       !tp_group.crosses_nodes() ? " inside one NVLink domain of "
                       : p.tp > domain          ? ", wider than one NVLink domain of "
-                                               : ", whose groups do not tile the NVLink domains of ",
+                                               : ", straddling NVLink domains of ",
                       domain,
                       tp_group.crosses_nodes() ? " GPUs: its collectives cross the network"
                                                : " GPUs: its collectives stay on NVLink",
@@ -239,11 +239,7 @@ Explanation explain(const Scenario& scenario, const SearchResult& result) {
                       scenario.training.tp_comm_overlap && p.sequence_parallel ? " (the rest overlapped with the GEMMs)."
                                                                                : "."});
   }
-  x.steps.push_back({2,
-                     p.tp == 1                  ? "No tensor parallelism"
-                     : tp_group.crosses_nodes() ? "Tensor parallel across NVLink domains"
-                                                : "Tensor parallel inside the NVLink domain",
-                     tp_text});
+  x.steps.push_back({2, p.tp == 1 ? "No tensor parallelism" : "Tensor parallelism", tp_text});
 
   // 3. Pipeline: compared with the next smaller stage count, searched, not hand-counted.
   std::string pp_text =

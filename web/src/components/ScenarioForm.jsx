@@ -9,6 +9,11 @@ import { SCHEDULES, GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS
 import { FIELD_LABELS, GPU_LABELS, MODEL_LABELS } from '../state/messages.js';
 import { ModelImport } from './ModelImport.jsx';
 
+const ACTIVATIONS = [['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'],
+  ['clamped_swiglu', 'Clamped SwiGLU (gpt-oss)']];
+/** The activations, and a value the engine will refuse as it is (so the select shows it). */
+const activationOptions = (value) => (!value || ACTIVATIONS.some(([v]) => v === value) ? ACTIVATIONS : [...ACTIVATIONS, [value, value]]);
+
 const SEARCHED = 'searched';
 const PUSH = { history: 'push' };
 const PIN_FIELDS = [['tp', 'TP (tensor)'], ['pp', 'PP (pipeline)'], ['dp', 'DP (data)'], ['cp', 'CP (context)'],
@@ -141,7 +146,7 @@ export function ScenarioForm({ state, presets, errors, onChange, pinsDropped }) 
           <div class="grid">
             {MODEL_FIELDS.map((k) => (k === 'activation'
               ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
-                       options={[['gelu', 'GeLU'], ['swiglu', 'SwiGLU'], ['geglu', 'GeGLU'], ['squared_relu', 'Squared ReLU'], ['clamped_swiglu', 'Clamped SwiGLU (gpt-oss)'], ...(['gelu', 'swiglu', 'geglu', 'squared_relu', 'clamped_swiglu', ''].includes(specValue(modelSpec, k)) ? [] : [[specValue(modelSpec, k), specValue(modelSpec, k)]])]}
+                       options={activationOptions(specValue(modelSpec, k))}
                        onInput={(v) => editModel(k, v)} error={err(`model.${k}`)} />
               : MODEL_BOOLEANS.has(k)
                 ? <Field key={k} id={`f-model-${k}`} label={MODEL_LABELS[k]} value={specValue(modelSpec, k)}
