@@ -2,6 +2,13 @@
 
 namespace pplan {
 
+namespace {
+/// Megatron-Core and Megatron-LM: the same kernels wherever pplan prices them.
+bool runs_megatron(Framework framework) {
+  return framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+}
+}  // namespace
+
 const char* framework_name(Framework framework) {
   switch (framework) {
     case Framework::kMegatronCore: return "megatron-core";
@@ -72,7 +79,7 @@ bool overlaps_param_gather(const TrainingSpec& training, int zero) {
 }
 
 bool offloads_activations(const TrainingSpec& training) {
-  const bool megatron = training.framework == Framework::kMegatronCore || training.framework == Framework::kMegatronLm;
+  const bool megatron = runs_megatron(training.framework);
   return megatron && !training.cuda_graphs;
 }
 
@@ -107,27 +114,19 @@ double kernels_per_local_expert_forward(Framework framework, bool fp8) {
 }
 
 double expert_bias_bytes_per_element(Framework framework, bool backward) {
-  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
-  return megatron ? (backward ? 36.0 : 28.0) : 0.0;
+  return runs_megatron(framework) ? (backward ? 36.0 : 28.0) : 0.0;
 }
 
-double expert_bias_kernels_per_local_expert_forward(Framework framework) {
-  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
-  return megatron ? 2.0 : 0.0;
-}
+double expert_bias_kernels_per_local_expert_forward(Framework framework) { return runs_megatron(framework) ? 2.0 : 0.0; }
 
 double clamped_activation_bytes_per_element(Framework framework, bool backward) {
-  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
-  return megatron ? (backward ? 6.0 : 8.0) : 0.0;
+  return runs_megatron(framework) ? (backward ? 6.0 : 8.0) : 0.0;
 }
 
-double clamped_activation_kernels_forward(Framework framework) {
-  const bool megatron = framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
-  return megatron ? 3.0 : 0.0;
-}
+double clamped_activation_kernels_forward(Framework framework) { return runs_megatron(framework) ? 3.0 : 0.0; }
 
 bool syncs_host_before_experts(Framework framework) {
-  return framework == Framework::kMegatronCore || framework == Framework::kMegatronLm;
+  return runs_megatron(framework);
 }
 
 double moe_expert_output_bytes_kept(Framework framework) {
