@@ -297,13 +297,14 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   if (!model.learned_positions) split_bytes += c.shares.attention * 4.0 * (c.q_width + c.kv_width);
   double forward_bytes = tokens * ((c.sp ? replicated_bytes / t : replicated_bytes) + split_bytes / t);
   double backward_bytes = 2.0 * forward_bytes;
-  if (model.activation == Activation::kClampedSwiglu) {
-    // The clamps before the fused activation, over its gated input (framework.h).
-    const Framework framework = c.scenario.training.framework;
-    const double inputs = tokens * 2.0 * l.active_mlp_width / t;
-    forward_bytes += inputs * clamped_activation_bytes_per_element(framework, false);
-    backward_bytes += inputs * clamped_activation_bytes_per_element(framework, true);
-  }
+  // A clamped SwiGLU's clamps before the fused activation, per value of its gated input
+  // (2 per output value; framework.h).
+  const bool clamped = model.activation == Activation::kClampedSwiglu;
+  const Framework framework = c.scenario.training.framework;
+  const double clamp_forward = clamped ? clamped_activation_bytes_per_element(framework, false) : 0.0;
+  const double clamp_backward = clamped ? clamped_activation_bytes_per_element(framework, true) : 0.0;
+  forward_bytes += tokens * 2.0 * l.active_mlp_width / t * clamp_forward;
+  backward_bytes += tokens * 2.0 * l.active_mlp_width / t * clamp_backward;
   if (c.fp8) {
     const double cast_bytes = fp8_cast_bytes_per_element(c.scenario.training.fp8_recipe);
     forward_bytes += tokens * cast_bytes * l.linear_inputs;
@@ -316,7 +317,6 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
     backward_bytes += permute_bytes;
     if (model.linear_bias) {
       // The routed experts' output bias, added outside their GEMMs (framework.h).
-      const Framework framework = c.scenario.training.framework;
       const double outputs = c.shares.mlp * tokens * model.moe->top_k * h / t;
       forward_bytes += outputs * expert_bias_bytes_per_element(framework, false);
       backward_bytes += outputs * expert_bias_bytes_per_element(framework, true);
@@ -326,10 +326,7 @@ void set_streaming(const LayerContext& c, const LinearLayers& l, LayerTimes& lt)
   lt.memory_backward_s = stream_s(backward_bytes, c.device);
   // What the recomputable modules stream in their forward: the norms (read and write h), the
   // activation function over its width (moe_act: the routed experts'), a MoE block's permutes.
-  const double clamp_bytes = model.activation == Activation::kClampedSwiglu
-                                 ? 2.0 * clamped_activation_bytes_per_element(c.scenario.training.framework, false)
-                                 : 0.0;
-  const double activation_bytes = ((gated_mlp(model.activation) ? 6.0 : 4.0) + clamp_bytes) * tokens / t;
+  const double activation_bytes = ((gated_mlp(model.activation) ? 6.0 : 4.0) + 2.0 * clamp_forward) * tokens / t;
   lt.module_forward_s[module_index(kRecomputeLayernorm)] = stream_s(tokens * 4.0 * h * blocks / (c.sp ? t : 1.0), c.device);
   if (c.moe) {
     const MoeSpec& moe = *model.moe;

@@ -60,11 +60,9 @@ GroupPlacement place_ranks(long long stride, long long size, int domain_gpus, in
   return g;
 }
 
-namespace {
-/// One group of `axis` on domains of `domain_gpus` with skippable hosts of `host_gpus`.
-GroupPlacement place_axis(const ParallelConfig& parallel, int domain_gpus, int host_gpus, Axis axis) {
+GroupPlacement place_group(const ParallelConfig& parallel, int gpus_per_node, Axis axis, int host_gpus) {
   const long long world = world_ranks(parallel);
-  auto place = [&](long long stride, long long size) { return place_ranks(stride, size, domain_gpus, host_gpus, world); };
+  auto place = [&](long long stride, long long size) { return place_ranks(stride, size, gpus_per_node, host_gpus, world); };
   switch (axis) {
     case Axis::kTp: return place(1, parallel.tp);
     case Axis::kCp: return place(parallel.tp, parallel.cp);
@@ -76,14 +74,9 @@ GroupPlacement place_axis(const ParallelConfig& parallel, int domain_gpus, int h
   }
   return place(1, 1);
 }
-}  // namespace
-
-GroupPlacement place_group(const ParallelConfig& parallel, int gpus_per_node, Axis axis, int host_gpus) {
-  return place_axis(parallel, gpus_per_node, host_gpus, axis);
-}
 
 GroupPlacement place_group(const ParallelConfig& parallel, const ClusterSpec& cluster, Axis axis) {
-  return place_axis(parallel, cluster.nvlink_domain_gpus, cluster.gpus_per_node, axis);
+  return place_group(parallel, cluster.nvlink_domain_gpus, axis, cluster.gpus_per_node);
 }
 
 long long replica_hosts(const ParallelConfig& parallel, int group_gpus) {
@@ -100,23 +93,21 @@ long long replica_hosts(const ParallelConfig& parallel, int group_gpus) {
   return hosts;
 }
 
-GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node) {
-  return place_ranks(parallel.tp, 1LL * parallel.cp * parallel.dp, gpus_per_node, 0, world_ranks(parallel));
+GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node, int host_gpus) {
+  return place_ranks(parallel.tp, 1LL * parallel.cp * parallel.dp, gpus_per_node, host_gpus, world_ranks(parallel));
 }
 
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, const ClusterSpec& cluster) {
-  return place_ranks(parallel.tp, 1LL * parallel.cp * parallel.dp, cluster.nvlink_domain_gpus, cluster.gpus_per_node,
-                     world_ranks(parallel));
+  return place_dp_cp_group(parallel, cluster.nvlink_domain_gpus, cluster.gpus_per_node);
 }
 
-GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node) {
-  return place_ranks(1LL * expert_tp(parallel) * parallel.ep, expert_dp(parallel), gpus_per_node, 0,
+GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node, int host_gpus) {
+  return place_ranks(1LL * expert_tp(parallel) * parallel.ep, expert_dp(parallel), gpus_per_node, host_gpus,
                      world_ranks(parallel));
 }
 
 GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, const ClusterSpec& cluster) {
-  return place_ranks(1LL * expert_tp(parallel) * parallel.ep, expert_dp(parallel), cluster.nvlink_domain_gpus,
-                     cluster.gpus_per_node, world_ranks(parallel));
+  return place_expert_dp_group(parallel, cluster.nvlink_domain_gpus, cluster.gpus_per_node);
 }
 
 long long world_ranks(const ParallelConfig& parallel) {

@@ -42,13 +42,13 @@ long long world_ranks(const ParallelConfig& parallel);
 long long replica_hosts(const ParallelConfig& parallel, int group_gpus);
 
 /// The gradient-reduction group: DP × CP ranks (Megatron's dp-cp group), stride tp.
-GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node);
+GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, int gpus_per_node, int host_gpus = 0);
 /// The same on the cluster's NVLink domains (hosts of cluster.gpus_per_node skippable).
 GroupPlacement place_dp_cp_group(const ParallelConfig& parallel, const ClusterSpec& cluster);
 
 /// The expert-data-parallel group: dp·cp/ep copies of each expert, stride tp·ep (Megatron's
 /// expert grid is carved out of DP×CP).
-GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node);
+GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, int gpus_per_node, int host_gpus = 0);
 GroupPlacement place_expert_dp_group(const ParallelConfig& parallel, const ClusterSpec& cluster);
 
 /**
