@@ -91,7 +91,42 @@ StageSplit split_layers(int layers, int pp, int first_override, int last_overrid
   return s;
 }
 
+StageSplit split_layers(int layers, int pp, int first_override, int last_override, int vpp) {
+  StageSplit s = split_layers(layers, pp, first_override, last_override);
+  if (vpp <= 1 || pp <= 1 || !s.valid || vpp_divides(s, vpp) || first_override > 0 || last_override > 0) return s;
+  const int chunks = pp * vpp;
+  const int chunk = (layers + chunks - 1) / chunks;
+  // The last chunk's layers with a full first chunk, or with one layer fewer there.
+  const int short_first = layers - (chunks - 1) * chunk < 0 ? 1 : 0;
+  if (layers - (chunks - 1) * chunk + short_first < 0 || chunk - short_first < 1) return s;
+  StageSplit out;
+  out.valid = out.uneven = true;
+  out.chunk_layers = chunk;
+  out.first_chunk_layers = chunk - short_first;
+  out.layout_vpp = vpp;
+  out.first_layers = chunk * vpp - short_first;
+  out.middle_layers = pp > 2 ? chunk * vpp : 0;
+  out.last_layers = layers - (pp - 1) * chunk * vpp + short_first;
+  return out;
+}
+
+std::string pipeline_layout(const StageSplit& split, int pp, int vpp, int mtp_layers) {
+  const auto layers = [](int n) {
+    return n == 0 ? std::string() : n == 1 ? std::string("t") : "t*" + std::to_string(n);
+  };
+  const int chunks = pp * vpp;
+  const int c = split.chunk_layers;
+  const int last = split.last_layers - (vpp - 1) * c;
+  std::string out = "E" + layers(split.first_chunk_layers) + "|";
+  const int middle = chunks - 2;
+  if (middle == 1) out += layers(c) + "|";
+  if (middle > 1) out += "(" + layers(c) + "|)*" + std::to_string(middle);
+  out += layers(last) + std::string(std::max(0, mtp_layers), 'm') + "L";
+  return out;
+}
+
 bool vpp_divides(const StageSplit& split, int vpp) {
+  if (split.chunk_layers > 0) return vpp == split.layout_vpp;
   if (vpp <= 1) return true;
   if (split.units_per_stage > 0) return split.units_per_stage % vpp == 0;
   return split.first_layers % vpp == 0 && split.last_layers % vpp == 0 &&

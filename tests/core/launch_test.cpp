@@ -262,6 +262,27 @@ long long int_arg(const ArgMap& a, const std::string& flag, long long fallback) 
 
 bool has(const ArgMap& a, const std::string& flag) { return a.count(flag) > 0; }
 
+/// Megatron's --pipeline-model-parallel-layout, unrolled as its parser does (Megatron-LM
+/// core_v0.16.0 pipeline_parallel_layer_layout.py parse_str_to_list: commas dropped, "(x)*n" then
+/// "c*n" repeated, chunks split on "|"): one string of E/t/m/L per chunk.
+std::vector<std::string> layout_chunks(std::string text) {
+  text = std::regex_replace(text, std::regex(","), "");
+  for (const std::regex& pattern : {std::regex(R"(\(([^)]+)\)\*(\d+))"), std::regex(R"((.)\*(\d+))")}) {
+    std::smatch match;
+    while (std::regex_search(text, match, pattern)) {
+      std::string repeated;
+      for (int i = 0; i < std::stoi(match[2]); ++i) repeated += match[1].str();
+      text = match.prefix().str() + repeated + match.suffix().str();
+    }
+  }
+  std::vector<std::string> chunks(1);
+  for (char c : text) {
+    if (c == '|') chunks.emplace_back();
+    else chunks.back() += c;
+  }
+  return chunks;
+}
+
 /// What the test knows about a scenario independently of the engine.
 struct Expected {
   long long gpus = 0;
@@ -316,7 +337,25 @@ void expect_megatron_accepts(const ArgMap& a, const ArgMap& torchrun, const std:
                        has(a, "--pipeline-model-parallel-layout");
   EXPECT_LE(vp_forms, 1);
   long long vp = 1;
-  if (has(a, "--num-layers-per-virtual-pipeline-stage")) {
+  const bool layout = has(a, "--pipeline-model-parallel-layout");
+  if (layout) {
+    // transformer_config.py: no other split flag beside it; validate_layer_layout: E first, L last,
+    // each once, every decoder layer and MTP layer once, the MTP in a rank's last chunk.
+    EXPECT_FALSE(first || last || has(a, "--account-for-embedding-in-pipeline-split") ||
+                 has(a, "--account-for-loss-in-pipeline-split"));
+    const std::vector<std::string> chunks = layout_chunks(a.at("--pipeline-model-parallel-layout").at(0));
+    ASSERT_EQ(chunks.size() % pp, 0u);
+    vp = static_cast<long long>(chunks.size()) / pp;
+    std::string flat;
+    for (const std::string& c : chunks) flat += c;
+    EXPECT_EQ(flat.front(), 'E');
+    EXPECT_EQ(flat.back(), 'L');
+    EXPECT_EQ(std::count(flat.begin(), flat.end(), 'E'), 1);
+    EXPECT_EQ(std::count(flat.begin(), flat.end(), 'L'), 1);
+    EXPECT_EQ(std::count(flat.begin(), flat.end(), 't'), layers);
+    EXPECT_EQ(std::count(flat.begin(), flat.end(), 'm'), int_arg(a, "--mtp-num-layers", 0));
+    for (std::size_t i = 0; i + pp < chunks.size(); ++i) EXPECT_EQ(chunks[i].find('m'), std::string::npos);
+  } else if (has(a, "--num-layers-per-virtual-pipeline-stage")) {
     EXPECT_FALSE(first || last) << "uneven PP + VP needs --num-virtual-stages-per-pipeline-rank";
     EXPECT_EQ(counted % pp, 0);
     const long long per_stage = counted / pp;
@@ -345,7 +384,7 @@ void expect_megatron_accepts(const ArgMap& a, const ArgMap& torchrun, const std:
       EXPECT_EQ(rest % middle, 0);
       if (vp > 1) EXPECT_EQ((rest / middle) % vp, 0);
     }
-  } else {
+  } else if (!layout) {
     EXPECT_EQ(counted % pp, 0) << counted << " layers (with embedding/loss) over pp " << pp;
     if (vp > 1 && counted % pp == 0) EXPECT_EQ((counted / pp) % vp, 0);
   }
@@ -692,6 +731,30 @@ TEST(MegatronLaunch, GptOssClampedSwigluIsQuickGegluWithOffsetAndClamp) {
   ASSERT_TRUE(refused.contains("problems")) << refused.dump().substr(0, 400);
   EXPECT_EQ(refused["problems"][0]["code"], "deepspeed.model_feature");
   EXPECT_NE(refused["problems"][0]["message"].get<std::string>().find("clamped SwiGLU"), std::string::npos);
+}
+
+TEST(MegatronLaunch, DeepSeekV3InterleavedRunsMegatronsPipelineLayout) {
+  // 61 layers on pp 4 with vpp 4: no even split, so the chunks of 4 layers Megatron-Bridge's
+  // DeepSeek-V3 recipes run (recipes/deepseek/h100/deepseek_v3.py (4, 4): embedding + 4, 14 × 4,
+  // 1 + loss), written as one --pipeline-model-parallel-layout that sets the vpp itself.
+  json s = {{"schema_version", 1},
+            {"model", "deepseek-v3"},
+            {"cluster", {{"gpu", "gb200"}, {"gpus", 256}, {"gpus_per_node", 4}, {"nvlink_domain_gpus", 72}}},
+            {"training", {{"seq_len", 4096}, {"global_batch", 4096}, {"precision", "fp8"}, {"framework", "megatron-core"}}},
+            {"parallel", {{"tp", 1}, {"pp", 4}, {"vpp", 4}, {"dp", 64}, {"ep", 64}, {"micro_batch", 1}, {"zero", 1}}}};
+  const json r = launch(s, "megatron");
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump().substr(0, 600);
+  ASSERT_FALSE(r.contains("problems")) << r["problems"].dump();
+  const ArgMap a = parse_against_table(megatron_arguments(r["text"]), "dsv3 layout");
+  EXPECT_EQ(a.at("--pipeline-model-parallel-layout"), std::vector<std::string>{"Et*4|(t*4|)*14tL"});
+  EXPECT_FALSE(has(a, "--num-layers-per-virtual-pipeline-stage"));
+  EXPECT_FALSE(has(a, "--num-virtual-stages-per-pipeline-rank"));
+  EXPECT_FALSE(has(a, "--decoder-first-pipeline-num-layers"));
+  // NeMo carries the same layout to Megatron-Core through its strategy.
+  const json nemo = launch(s, "nemo");
+  ASSERT_TRUE(nemo["ok"].get<bool>());
+  EXPECT_NE(nemo["text"].get<std::string>().find("pipeline_model_parallel_layout = \"Et*4|(t*4|)*14tL\""),
+            std::string::npos);
 }
 
 TEST(MegatronLaunch, ZeroThreeIsMegatronFsdpAndUnsetsMaxConnections) {

@@ -66,7 +66,7 @@ LaunchFacts launch_facts(const Scenario& scenario, const ParallelConfig& p) {
 
 StageSplit priced_split(const Scenario& scenario, const ParallelConfig& p) {
   // The same call evaluate() makes (core/src/model/estimate.cpp).
-  return split_layers(scenario.model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
+  return plan_split(scenario.model, p);
 }
 
 namespace {

@@ -218,7 +218,13 @@ std::vector<FlagGroup> megatron_flags(const Scenario& scenario, const Estimate& 
     // beside them; Megatron allows it only with --sequence-parallel (validate_args).
     par.flags.push_back({"--tp-comm-overlap", "", "TP collectives overlapped with GEMMs, as priced"});
   }
-  if (p.pp > 1) {
+  if (p.pp > 1 && split.chunk_layers > 0) {
+    // Megatron's pipeline layout sets the vpp itself and excludes every other split flag
+    // (Megatron-LM core_v0.16.0 arguments.py validate_args, transformer_config.py).
+    par.flags.push_back({"--pipeline-model-parallel-layout",
+                         "\"" + pipeline_layout(split, p.pp, p.vpp, model.mtp_layers) + "\"",
+                         "vpp = " + num(p.vpp) + ": chunks of " + num(split.chunk_layers) + " layers, the rest in the last"});
+  } else if (p.pp > 1) {
     // Uneven split with explicit first/last counts (cannot combine with account-for, §1.2).
     const bool explicit_split = split.uneven && !split.embedding_counted && !split.loss_counted;
     if (explicit_split) {

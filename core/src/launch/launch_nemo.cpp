@@ -32,7 +32,7 @@ const char* nemo_precision(const LaunchFacts& f) {
 }
 
 bool explicit_uneven(const StageSplit& split) {
-  return split.uneven && !split.embedding_counted && !split.loss_counted;
+  return split.uneven && split.chunk_layers == 0 && !split.embedding_counted && !split.loss_counted;
 }
 
 }  // namespace
@@ -235,6 +235,12 @@ std::string nemo_script(const Scenario& scenario, const Estimate& plan, const La
       py_bool(p.pp > 1 && split.embedding_counted));
   set("trainer.strategy.account_for_loss_in_pipeline_split",
       py_bool(p.pp > 1 && split.loss_counted));
+  if (p.pp > 1 && split.chunk_layers > 0) {
+    // Megatron's layout (E, t, m, L and |: no quote or backslash to escape).
+    set("trainer.strategy.pipeline_model_parallel_layout",
+        "\"" + pipeline_layout(split, p.pp, p.vpp, scenario.model.mtp_layers) + "\"",
+        "chunks of " + num(split.chunk_layers) + " layers, the rest in the last");
+  }
   if (f.megatron_fsdp) {
     set("trainer.strategy.fsdp", "\"megatron\"", "ZeRO-" + num(p.zero) + " = Megatron-FSDP");
     set("trainer.strategy.ddp.data_parallel_sharding_strategy",

@@ -710,7 +710,7 @@ Estimate evaluate(const Scenario& scenario, const ParallelConfig& parallel,
     p.sequence_parallel = false;
   }
   const ModelSpec& model = scenario.model;
-  e.split = split_layers(model.layers, p.pp, p.first_stage_layers, p.last_stage_layers);
+  e.split = plan_split(model, p);
   e.rejection_code = first_structural_error(scenario, p, e.split);
   if (!detailed && e.rejection_code) return e;  // the search needs only the code
   if (detailed) {

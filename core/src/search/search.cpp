@@ -539,7 +539,10 @@ class SearchPass {
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
     g.expert_layouts.erase(layout_misfit, g.expert_layouts.end());
 
-    g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers);
+    // A pinned vpp that no even split divides is cut by Megatron's pipeline layout (plan_split).
+    const bool v_shape_pinned = pin_.schedule && is_v_shape(*pin_.schedule);
+    g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers,
+                           pin_.vpp && !v_shape_pinned ? *pin_.vpp : 1);
     // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
     // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
     const char* blocking = first_structural_error(scenario_, g.base, g.split);
@@ -549,7 +552,9 @@ class SearchPass {
     }
     g.micro_batches = pinned_or(pin_.micro_batch, divisors(global_batch / dp));
     std::vector<int> vpps = {1};
-    if (pp > 1 && g.split.valid) {
+    if (g.split.chunk_layers > 0) {
+      vpps.push_back(g.split.layout_vpp);
+    } else if (pp > 1 && g.split.valid) {
       const StageSplit& split = g.split;
       const int unit = split.units_per_stage > 0
                            ? split.units_per_stage
