@@ -86,6 +86,11 @@ const std::vector<Option>& options() {
        {"plan", "explain"},
        "leave out the search's wall time: the answer is byte-identical run to run",
        "--no-timing"},
+      {"--no-sources",
+       nullptr,
+       {"presets"},
+       "leave out each model's and GPU's source (what the page asks for)",
+       "--no-sources"},
       {"--name",
        "NAME",
        {"import_model"},
@@ -268,6 +273,7 @@ std::string field_of(const std::string& option) {
   if (option == "--top") return "/top";
   if (option == "--format") return "/format";
   if (option == "--no-timing") return "/timing";
+  if (option == "--no-sources") return "/sources";
   if (option == "--name") return "/name";
   if (option == "--nccl") return "/nccl_tests";
   if (option == "--step" || option == "--log") return "/steps";
@@ -284,6 +290,7 @@ struct Parsed {
   bool json = false;
   bool table = false;
   bool timing = true;
+  bool sources = true;
   bool print_scenario = false;
   bool help = false;
   std::optional<int> top;
@@ -360,6 +367,8 @@ Parsed parse_arguments(const std::vector<std::string>& args) {
       p.table = true;
     else if (name == "--no-timing")
       p.timing = false;
+    else if (name == "--no-sources")
+      p.sources = false;
     else if (name == "--print-scenario")
       p.print_scenario = true;
     else if (name == "--format")
@@ -764,6 +773,7 @@ int run_parsed(const Parsed& p, std::istream& in, std::ostream& out, std::ostrea
   if (p.format) options.format = *p.format;
   if (p.name) options.name = *p.name;
   options.timing = p.timing;
+  options.sources = p.sources;
   if (!takes_scenario(p.command)) {
     std::string document;
     if (p.command == "request") {

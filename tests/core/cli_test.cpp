@@ -87,6 +87,7 @@ TEST(Cli, EveryErrorPrintsTheErrorObjectAndExits2) {
       {{"plan", file, "--json", "--table"}, "request.bad_option"},
       {{"version", file}, "request.bad_option"},
       {{"presets", "--top", "2"}, "request.bad_option"},
+      {{"plan", file, "--no-sources"}, "request.bad_option"},  // only presets takes it
       {{"plan"}, "request.bad_option"},  // no scenario at all
       {{"optimise", file}, "request.unknown_command"},
       {{}, "request.bad_option"},
@@ -377,6 +378,18 @@ TEST(Cli, TablesOnATerminalJsonElsewhere) {
   EXPECT_NE(r.out.find("recompute"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("30-second answer:"), std::string::npos) << r.out;
   EXPECT_NE(run({"presets", "--table"}).out.find("llama3-405b"), std::string::npos);
+  // --no-sources: the presets the page asks for, every field but each model's and GPU's source.
+  const json with_sources = json::parse(run({"presets", "--json"}).out);
+  const json without = json::parse(run({"presets", "--json", "--no-sources"}).out);
+  for (const char* kind : {"models", "gpus"}) {
+    ASSERT_EQ(without[kind].size(), with_sources[kind].size());
+    for (const auto& [id, spec] : with_sources[kind].items()) {
+      EXPECT_FALSE(spec["source"].get<std::string>().empty()) << id;
+      json rest = spec;
+      rest.erase("source");
+      EXPECT_EQ(without[kind][id], rest) << id;
+    }
+  }
   EXPECT_NE(run({"version"}, "", true).out.find("pplan "), std::string::npos);
   // Text commands stay text without a terminal (scripts keep working) and give JSON on --json.
   EXPECT_EQ(run({"report", file}).out.rfind("# Design report: ", 0), 0u);

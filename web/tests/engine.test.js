@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FULL_COMMANDS, PlannerError, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
+import { FULL_COMMANDS, PlannerError, needsFullEngine, callEngine, request, requestText, unwrap, engineVersion } from '../src/engine/index.js';
 import createNodeEngine from '../src/engine/node-engine.js';
 import { PARTS } from '../src/components/TimeBreakdown.jsx';
 import { GPU_FIELDS, LOCAL_ATTENTION_FIELDS, MAMBA_FIELDS, MLA_FIELDS, MODEL_FIELDS, MOE_FIELDS, PATHS, presetToCustom, toScenario } from '../src/state/scenario.js';
@@ -151,7 +151,7 @@ describe('every field the engine reports has a control on the page (issue #25)',
   });
 
   it('every field of every model preset has a field in the custom-model form', async () => {
-    const presets = JSON.parse(await requestText({ command: 'presets' }));
+    const presets = JSON.parse(await requestText({ command: 'presets', sources: false }));
     const blocks = { moe: MOE_FIELDS, mla: MLA_FIELDS, local_attention: LOCAL_ATTENTION_FIELDS, mamba: MAMBA_FIELDS };
     const notEdited = new Set(['id', 'source', 'schema_version']);  // a custom model's identity, not its shape
     const missing = new Set();
@@ -260,7 +260,8 @@ describe('the two engines: the first-plan one answers every command but FULL_COM
   });
   const worked = () => JSON.parse(readFileSync(resolve(examplesDir, 'gpt3-175b-1024-a100.json'), 'utf8'));
   const ask = (engine, command) => JSON.parse(engine.handleRequest(JSON.stringify(
-    command === 'import_model' ? { command, config: {} } : command === 'version' || command === 'presets' ? { command } : { command, scenario: worked() })));
+    command === 'import_model' ? { command, config: {} } : command === 'version' ? { command }
+      : command === 'presets' ? { command, sources: false } : { command, scenario: worked() })));
 
   it('the full-only commands are the engine\'s launch, report, import_model and calibrate', () => {
     expect(commands).toHaveLength(13);
@@ -285,9 +286,31 @@ describe('the two engines: the first-plan one answers every command but FULL_COM
 
   it('both engines answer the first-plan commands byte for byte the same', () => {
     for (const command of commands.filter((c) => !FULL_COMMANDS.has(c) && c !== 'scaling')) {
-      const request = JSON.stringify(command === 'version' || command === 'presets' ? { command } : { command, scenario: worked() });
+      const request = JSON.stringify(command === 'version' ? { command }
+        : command === 'presets' ? { command, sources: false } : { command, scenario: worked() });
       expect(normalise(firstPlan.handleRequest(request)), command).toBe(normalise(full.handleRequest(request)));
     }
+  });
+
+  it('the presets with their sources come from the full engine: the first-plan one carries none', async () => {
+    const withSources = JSON.stringify({ command: 'presets' });
+    expect(JSON.parse(firstPlan.handleRequest(withSources)).error).toEqual({
+      code: 'request.not_in_this_engine', path: '/sources',
+      message: 'presets with their sources are answered by the full engine (pplan.wasm); the first-plan engine answers "sources": false',
+    });
+    const full_ = JSON.parse(full.handleRequest(withSources));
+    expect(Object.values(full_.models).every((m) => m.source.length > 0)).toBe(true);
+    expect(Object.values(full_.gpus).every((g) => g.source.length > 0)).toBe(true);
+    // Without sources, the same presets otherwise.
+    const bare = JSON.parse(firstPlan.handleRequest(JSON.stringify({ command: 'presets', sources: false })));
+    for (const kind of ['models', 'gpus']) {
+      for (const [id, spec] of Object.entries(full_[kind])) {
+        const { source, ...rest } = spec;
+        expect(bare[kind][id], `${kind}.${id}`).toEqual(rest);
+      }
+    }
+    expect(needsFullEngine({ command: 'presets' })).toBe(true);
+    expect(needsFullEngine({ command: 'presets', sources: false })).toBe(false);
   });
 
   it('the facade sends the full-only commands to the full engine', async () => {

@@ -216,11 +216,25 @@ ordered_json respond(const std::string& command, const json& document,
   }
   const PresetCatalog& presets = preset_catalog();
   if (command == "presets") {
+#ifdef PPLAN_FIRST_PLAN_ENGINE
+    // Its presets carry no "source" (wasm/CMakeLists.txt): ~4 KB gzip of the first plan.
+    if (options.sources) {
+      throw InputError("request.not_in_this_engine", "/sources",
+                       "presets with their sources are answered by the full engine (pplan.wasm); the "
+                       "first-plan engine answers \"sources\": false");
+    }
+#endif
     ordered_json j = envelope();
     ordered_json models = ordered_json::object();
-    for (const auto& kv : presets.models) models[kv.first] = model_to_json(kv.second);
+    for (const auto& kv : presets.models) {
+      models[kv.first] = model_to_json(kv.second);
+      if (!options.sources) models[kv.first].erase("source");
+    }
     ordered_json gpus = ordered_json::object();
-    for (const auto& kv : presets.gpus) gpus[kv.first] = gpu_to_json(kv.second);
+    for (const auto& kv : presets.gpus) {
+      gpus[kv.first] = gpu_to_json(kv.second);
+      if (!options.sources) gpus[kv.first].erase("source");
+    }
     j["models"] = models;
     j["gpus"] = gpus;
     return j;
@@ -475,6 +489,7 @@ void refuse_options_the_command_ignores(const json& request, const std::string& 
       {"timing", {"plan", "explain"}},
       {"format", {"launch"}},
       {"name", {"import_model"}},
+      {"sources", {"presets"}},
       {"nccl_tests", {"calibrate"}},
       {"steps", {"calibrate"}},
   };
@@ -505,8 +520,8 @@ std::string handle_request(std::string_view request_json) noexcept {
     RequestOptions options;
     std::string command;
     json document = json::object();
-    const std::vector<std::string> keys = {"command", "scenario", "top",  "format",       "timing",
-                                           "config",  "name",     "nearest_gpus", "nccl_tests", "steps"};
+    const std::vector<std::string> keys = {"command", "scenario",     "top",        "format", "timing", "config",
+                                           "name",    "nearest_gpus", "nccl_tests", "steps",  "sources"};
     for (auto it = request.begin(); it != request.end(); ++it) {
       const std::string& key = it.key();
       if (key == "command") {
@@ -531,6 +546,9 @@ std::string handle_request(std::string_view request_json) noexcept {
       } else if (key == "timing") {
         if (!it->is_boolean()) throw InputError("schema.wrong_type", "/timing", "/timing must be true or false");
         options.timing = it->get<bool>();
+      } else if (key == "sources") {
+        if (!it->is_boolean()) throw InputError("schema.wrong_type", "/sources", "/sources must be true or false");
+        options.sources = it->get<bool>();
       } else if (key == "nccl_tests") {
         options.nccl_tests = *it;
       } else if (key == "steps") {

@@ -138,14 +138,22 @@ const PICTURE_CHANNELS = new Set(['landscape', 'scaling']);
  * tests/engine.test.js checks both lists against the engines). */
 export const FULL_COMMANDS = new Set(['launch', 'report', 'import_model', 'calibrate']);
 
-/** The request's command, or '' when it is not a JSON object (the planner's engine says why). */
-function commandOf(request) {
-  if (typeof request !== 'string') return String(request?.command ?? '');
+/** The request as an object, or null when it is not JSON (the planner's engine says why). */
+function objectOf(request) {
+  if (typeof request !== 'string') return request;
   try {
-    return String(JSON.parse(request)?.command ?? '');
+    return JSON.parse(request);
   } catch {
-    return '';
+    return null;
   }
+}
+
+/** Whether only the full engine answers `request`: FULL_COMMANDS, and the presets with their
+ * sources (the first-plan engine carries the presets without them: wasm/CMakeLists.txt). */
+export function needsFullEngine(request) {
+  const object = objectOf(request);
+  const command = String(object?.command ?? '');
+  return FULL_COMMANDS.has(command) || (command === 'presets' && object?.sources !== false);
 }
 
 function getBackend(kind = 'planner') {
@@ -205,7 +213,7 @@ export async function requestText(request, channel) {
     prefetched.delete(json);
     return early;
   }
-  const kind = FULL_COMMANDS.has(commandOf(request)) ? 'full' : PICTURE_CHANNELS.has(channel) ? 'pictures' : 'planner';
+  const kind = needsFullEngine(request) ? 'full' : PICTURE_CHANNELS.has(channel) ? 'pictures' : 'planner';
   return getBackend(kind).call(json, channel);
 }
 
@@ -241,7 +249,8 @@ export const layoutView = (scenario) => request({ command: 'layout_view', scenar
 export const schedule = (scenario) => request({ command: 'schedule', scenario }, 'schedule');
 /** A Hugging Face config.json as a pplan model: {model, mapped_from, notes} (hf_config.h). */
 export const importModel = (config) => request({ command: 'import_model', config }, 'import');
-export const presets = () => request({ command: 'presets' });
+/** The presets without their sources (the page shows none): the first-plan engine answers. */
+export const presets = () => request({ command: 'presets', sources: false });
 /** Refits the constants pasted nccl-tests outputs and measured steps identify (calibrate/fit.h):
  * {gpu, constants, measurements, rms_log_error, notes, plan_before, plan_after, ...}. */
 export const calibrate = (scenario, ncclTests, steps) => request({

@@ -30,5 +30,5 @@ export async function prefetchFirstPlan(win) {
   prefetch(json);
   // The preset names (the tab title, the form): with the first-plan engine ready before the app
   // has loaded, asking only when the app runs left the title on preset ids for a moment.
-  prefetch({ command: 'presets' });
+  prefetch({ command: 'presets', sources: false }); // as engine/index.js presets() asks
 }

@@ -60,6 +60,7 @@ struct RequestOptions {
   bool nearest_gpus = false;  ///< plan: when nothing fits, the nearest GPU counts with a plan
   bool timing = true;         ///< plan/explain: add the top-level "timing" block
   std::string name;           ///< import_model: the imported model's name (default: from the config)
+  bool sources = true;        ///< presets: each model's and GPU's "source" (the page leaves them out)
   /// calibrate: the pasted nccl-tests outputs (an array of strings) and the measured steps
   /// (an array of {"parallel", "step_time_s" | "log"}); null when not given.
   nlohmann::json nccl_tests;
