@@ -40,9 +40,13 @@ describe('the gallery prices each run as the accuracy tables do', () => {
       expect(row, `a row for ${entry.case} in docs/accuracy.md`).toBeTruthy();
       const plan = (await request({ command: 'plan', scenario: exampleScenario(entry.file), top: 1 })).plans[0];
       const metric = entry.published.metric;
-      expect(row[1]).toBe(`${metric.toUpperCase()} ${(100 * plan[metric]).toFixed(1)}%`);
+      // docs/accuracy.md rounds the engine's full double to 0.1; the JSON the page reads carries it
+      // to 4 significant digits, so a figure on a rounding edge (43.65%) may print 0.1 apart.
+      const [label, shown] = row[1].split(' ');
+      expect(label).toBe(metric.toUpperCase());
+      expect(Math.abs(parseFloat(shown) - 100 * plan[metric])).toBeLessThanOrEqual(0.051);
       const error = plan[metric] / entry.published.value - 1;
-      expect(row[2]).toBe(`${error >= 0 ? '+' : '-'}${Math.abs(100 * error).toFixed(1)}%`);
+      expect(Math.abs(parseFloat(row[2]) - 100 * error)).toBeLessThanOrEqual(0.052);
     });
   }
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { humanError, labelOf, pinsToRelease, plural, reasonText } from '../src/state/messages.js';
 import { DEFAULT_STATE } from '../src/state/url.js';
-import { fmtCapacity, fmtShare } from '../src/state/format.js';
+import { fmtCapacity, fmtPct, fmtShare } from '../src/state/format.js';
 
 describe('input errors in words', () => {
   it('says what to type, and keeps the code for the details line', () => {
@@ -35,6 +35,17 @@ describe('why nothing fits', () => {
     expect(pinsToRelease(['plan.out_of_memory'], { ...DEFAULT_STATE, rc: '', zero: '' })).toEqual(['pp', 'tp', 'mbs']);
     expect(plural(1, 'configuration')).toBe('1 configuration');
     expect(plural(1024, 'configuration')).toBe('1,024 configurations');
+  });
+});
+
+describe('percentages round half away from zero, as the CLI prints them', () => {
+  it('gives 43.7% for the JSON\'s 0.4365 (toFixed gives 43.6% from the binary 43.6499…)', () => {
+    expect((0.4365 * 100).toFixed(1)).toBe('43.6');  // the trap
+    expect(fmtPct(0.4365)).toBe('43.7%');
+    expect(fmtPct(0.12345, 2)).toBe('12.35%');
+    expect(fmtPct(-0.0515)).toBe('-5.2%');
+    expect(fmtPct(-0.0001)).toBe('0.0%');
+    expect(fmtPct(Number.NaN)).toBe('–');
   });
 });
 

@@ -18,7 +18,7 @@ function AsRun({ result, metric, published }) {
   const error = (e[metric] - published) / published;
   return (
     <span data-testid="as-run">{figureText(metric, e[metric])}{e.fits ? '' : ' (does not fit)'}
-      <span class="muted"> ({error >= 0 ? '+' : '-'}{Math.abs(error * 100).toFixed(1)}%)</span></span>
+      <span class="muted"> ({error >= 0 ? '+' : '-'}{fmtPct(Math.abs(error), 1)})</span></span>
   );
 }
 

@@ -8,7 +8,11 @@ export function fmtGb(gb, digits = 1) {
   return `${gb.toFixed(digits)} GB`;
 }
 export function fmtPct(fraction, digits = 1) {
-  return finite(fraction) ? `${(fraction * 100).toFixed(digits)}%` : '–';
+  if (!finite(fraction)) return '–';
+  // Rounded half away from zero on the figure as the JSON writes it (0.4365 -> 43.7%, as the
+  // CLI and docs/accuracy.md print it; toFixed would give 43.6% from the binary 43.6499…).
+  const scaled = Math.round(Math.abs(fraction) * 10 ** (2 + digits)) / 10 ** digits;
+  return `${fraction < 0 && scaled > 0 ? '-' : ''}${scaled.toFixed(digits)}%`;
 }
 /**
  * A share that cannot exceed 100% (MFU, HFU): its percentage, or null when the figure is
