@@ -123,6 +123,29 @@ TEST(FrameworkAwareSearch, TorchtitanNeverSplitsTpBeyondTheKvHeads) {
 
 // Ties: when the recommended plan shards gradients (ZeRO-2/3), the same plan with the
 // distributed optimizer does not fit or is slower than the tolerance allows.
+// DeepSeek-V3's 61 layers split evenly over no pp > 1, so an interleaved schedule needs Megatron's
+// pipeline layout. NVIDIA runs it on GB200 at pp 4 with vpp 4, recomputing the MLA
+// up-projections (Megatron-Bridge v0.4.0 deepseek_workload_base_configs.py): with vpp pinned the
+// search must price that layout (before, it refused vpp 4 as not dividing the stages 14/16/16/15):
+// chunks of 4 layers, the last stage 13 beside the LM head.
+TEST(PipelineLayoutSearch, DeepSeekV3OnGb200PricesTheInterleavedLayout) {
+  const Scenario s = scenario_from(R"({"schema_version":1,"model":"deepseek-v3",
+      "cluster":{"gpu":"gb200","gpus":256,"gpus_per_node":4,"nvlink_domain_gpus":72},
+      "training":{"seq_len":4096,"global_batch":4096,"precision":"fp8","framework":"megatron-core"},
+      "parallel":{"tp":1,"pp":4,"vpp":4,"dp":64,"ep":64,"micro_batch":1,"zero":1,
+                  "recompute_modules":["mla_up_proj"]}})");
+  const SearchResult r = search(s, SearchOptions{});
+  ASSERT_FALSE(r.plans.empty());
+  const Estimate& best = r.plans.front();
+  EXPECT_EQ(best.parallel.vpp, 4) << layout(best.parallel);
+  EXPECT_EQ(best.parallel.schedule, ScheduleKind::kInterleaved);
+  EXPECT_EQ(best.split.chunk_layers, 4);
+  EXPECT_EQ(best.split.last_layers, 13);  // 61 − 3·16
+  // Interleaving 4 chunks cuts the bubble of 64 micro-batches from 3/64 to 3/(4·64).
+  EXPECT_NEAR(best.bubble_ratio, 3.0 / (4.0 * 64.0), 1e-9);
+  expect_all_plans_launch(s, r);
+}
+
 TEST(Ties, Zero1WinsOverZero2WhenTheyTie) {
   for (const char* framework : {"megatron-core", "megatron-lm"}) {
     const Scenario s = gpt3_on(framework);
