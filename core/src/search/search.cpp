@@ -539,10 +539,12 @@ class SearchPass {
         static_cast<long long>(g.expert_layouts.size() * g.sps.size() * recomputes_.size() * zeros_.size());
     g.expert_layouts.erase(layout_misfit, g.expert_layouts.end());
 
-    // A pinned vpp that no even split divides is cut by Megatron's pipeline layout (plan_split).
-    const bool v_shape_pinned = pin_.schedule && is_v_shape(*pin_.schedule);
-    g.split = split_layers(model.layers, pp, g.base.first_stage_layers, g.base.last_stage_layers,
-                           pin_.vpp && !v_shape_pinned ? *pin_.vpp : 1);
+    // The split at the pinned vpp and schedule, as evaluate() cuts it: a vpp that no even split
+    // divides is cut by Megatron's pipeline layout.
+    ParallelConfig pinned_pipeline = g.base;
+    pinned_pipeline.vpp = pin_.vpp.value_or(1);
+    pinned_pipeline.schedule = pin_.schedule.value_or(ScheduleKind::kOneFOneB);
+    g.split = plan_split(model, pinned_pipeline);
     // Structural rejections that hold for every micro-batch, vpp, ep, sp, recompute, zero
     // (batch divisibility at micro-batch 1 is global_batch % dp, counted just below).
     const char* blocking = first_structural_error(scenario_, g.base, g.split);
